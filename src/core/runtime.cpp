@@ -1,0 +1,87 @@
+#include "src/core/runtime.hpp"
+
+#include "src/core/error.hpp"
+#include "src/core/log.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <sstream>
+#include <vector>
+
+namespace intact {
+
+Runtime::Runtime(int& argc, char**& argv) {
+    int provided = 0;
+    INTACT_CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+    log::set_rank(m_rank);
+
+    // Node-local rank: picks the GPU on CUDA builds.
+    MPI_Comm node_comm;
+    INTACT_CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node_comm));
+    MPI_Comm_rank(node_comm, &m_local_rank);
+    MPI_Comm_free(&node_comm);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(host, &length);
+    m_host.assign(host, static_cast<std::size_t>(length));
+
+#if KOKKOS_VERSION >= 30700
+    Kokkos::InitializationSettings settings;
+#ifdef KOKKOS_ENABLE_CUDA
+    settings.set_map_device_id_by("mpi_rank");
+#endif
+    Kokkos::initialize(settings);
+#else
+    Kokkos::InitArguments arguments;
+#ifdef KOKKOS_ENABLE_CUDA
+    int devices = 0;
+    cudaGetDeviceCount(&devices);
+    arguments.device_id = devices > 0 ? m_local_rank % devices : 0;
+#endif
+    Kokkos::initialize(arguments);
+#endif
+}
+
+Runtime::~Runtime() {
+    Kokkos::finalize();
+    MPI_Finalize();
+}
+
+std::string Runtime::placement_report() const {
+    std::ostringstream mine;
+    mine << "rank " << m_rank << " -> host " << m_host << " (node-local rank " << m_local_rank << "), "
+         << Kokkos::DefaultExecutionSpace::name();
+#ifdef KOKKOS_ENABLE_CUDA
+    int device = -1;
+    cudaGetDevice(&device);
+    mine << " device " << device;
+#else
+    mine << " with " << Kokkos::DefaultExecutionSpace().concurrency() << " threads";
+#endif
+    const std::string text = mine.str();
+    const int length = static_cast<int>(text.size());
+    std::vector<int> lengths(static_cast<std::size_t>(m_size));
+    INTACT_CHECK_MPI(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    std::vector<int> offsets(lengths.size(), 0);
+    int total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+        offsets[r] = total;
+        total += lengths[r];
+    }
+    std::string all(static_cast<std::size_t>(m_rank == 0 ? total : 0), ' ');
+    INTACT_CHECK_MPI(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                                 MPI_CHAR, 0, MPI_COMM_WORLD));
+    std::string report;
+    if (m_rank == 0) {
+        for (std::size_t r = 0; r < lengths.size(); ++r) {
+            report += all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r]));
+            report += '\n';
+        }
+    }
+    return report;
+}
+
+} // namespace intact
