@@ -1,21 +1,12 @@
 #pragma once
 /// @file types.hpp
-/// @brief Index types, small host vectors and the Kokkos spaces every module uses.
+/// @brief The Kokkos spaces and View types every module uses (plus the index types of ids.hpp).
+
+#include "src/core/ids.hpp"
 
 #include <Kokkos_Core.hpp>
 
-#include <array>
-#include <cstdint>
-
 namespace intact {
-
-/// Index of a node or element in the whole scene (all bodies, all ranks).
-using GlobalId = std::int64_t;
-/// Index of a node or element in one rank's local arrays (owned entries first, ghosts after).
-using LocalId = int;
-
-/// A 3-vector on the host (scene values, mesh coordinates before they reach a View).
-using Vec3 = std::array<double, 3>;
 
 /// Where kernels run and fields live: chosen by the Kokkos build (CUDA, OpenMP or Serial).
 using ExecSpace = Kokkos::DefaultExecutionSpace;

@@ -2,7 +2,7 @@
 /// @file tet_mesh.hpp
 /// @brief Host-side meshes as read from files or generated, before partitioning and distribution.
 
-#include "src/core/types.hpp"
+#include "src/core/ids.hpp"
 
 #include <array>
 #include <vector>

@@ -1,0 +1,58 @@
+#pragma once
+/// @file halo_plan.hpp
+/// @brief Who sends which owned entries to whom so that every ghost copy receives its owner's value.
+///
+/// Local arrays hold owned entries first (indices [0, num_owned)), then ghosts ([num_owned, num_local)).
+/// The plan is built once per mesh (collective) and reused by every exchange. Messages to and from one
+/// neighbour are contiguous in the send / receive buffers, in neighbour order; within a neighbour's
+/// block, entries follow the order of the receiver's ghosts (ascending global id).
+
+#include "src/core/types.hpp"
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace intact::comm {
+
+class HaloPlan {
+public:
+    /// Collective over `comm`.
+    /// @param num_owned number of owned entries on this rank (they come first in local arrays)
+    /// @param local_global_ids global id of every local entry (owned, then ghosts); size num_local
+    /// @param ghost_owners owner rank of every ghost; size num_local - num_owned
+    HaloPlan(MPI_Comm comm, int num_owned, const std::vector<GlobalId>& local_global_ids,
+             const std::vector<int>& ghost_owners);
+
+    MPI_Comm comm() const { return m_comm; }
+    int num_owned() const { return m_num_owned; }
+    int num_local() const { return m_num_local; }
+    int num_ghost() const { return m_num_local - m_num_owned; }
+
+    /// Ranks this rank sends owned values to, and the [offset, offset + count) block of each in the
+    /// send buffer (entries, not bytes).
+    const std::vector<int>& send_ranks() const { return m_send_ranks; }
+    const std::vector<int>& send_offsets() const { return m_send_offsets; } ///< size send_ranks + 1
+    /// Ranks this rank receives ghost values from, and their blocks in the receive buffer.
+    const std::vector<int>& recv_ranks() const { return m_recv_ranks; }
+    const std::vector<int>& recv_offsets() const { return m_recv_offsets; } ///< size recv_ranks + 1
+
+    /// Local (owned) index of each send-buffer entry, on the device.
+    Kokkos::View<const int*, MemSpace> send_ids() const { return m_send_ids; }
+    /// Local (ghost) index of each receive-buffer entry, on the device.
+    Kokkos::View<const int*, MemSpace> recv_ids() const { return m_recv_ids; }
+
+    int num_send() const { return m_send_offsets.back(); }
+    int num_recv() const { return m_recv_offsets.back(); }
+
+private:
+    MPI_Comm m_comm;
+    int m_num_owned = 0;
+    int m_num_local = 0;
+    std::vector<int> m_send_ranks, m_send_offsets{0};
+    std::vector<int> m_recv_ranks, m_recv_offsets{0};
+    Kokkos::View<int*, MemSpace> m_send_ids;
+    Kokkos::View<int*, MemSpace> m_recv_ids;
+};
+
+} // namespace intact::comm

@@ -1,0 +1,206 @@
+// intact: distributed simulation of penetration-free elastodynamics.
+//
+// Sample runs:
+//   mpirun -n 2 intact run inputs/default.json --output out/default
+//   srun -n 8 intact run scene.json --set time.dt=0.005 --set output.every=10
+//   intact partition scene.json -n 8 --output scene.8.part     (then: intact run scene.json --partition scene.8.part)
+//
+// Steps of `intact run`:
+//   1. start MPI and Kokkos, print the rank -> host/device map;
+//   2. read and validate the scene on every rank (same file, same overrides, same verdict);
+//   3. build, partition and distribute the mesh; build the halo plan; prepare the output folder;
+//   4. write the initial state (time stepping arrives with the elasticity solver).
+// Input errors stop every rank with one message naming the file, the key and the fix, exit status 2.
+#include "partition/dual_graph.hpp"
+#include "partition/metis_partitioner.hpp"
+#include "partition/partition_file.hpp"
+#include "partition/partition_stats.hpp"
+#include "partition/ownership.hpp"
+#include "comm/collectives.hpp"
+#include "intact/config.hpp"
+#include "src/core/error.hpp"
+#include "src/core/log.hpp"
+#include "src/core/runtime.hpp"
+#include "src/io/mesh_reader.hpp"
+#include "src/io/scene.hpp"
+#include "src/mesh/scene_mesh.hpp"
+#include "src/simulation.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Exit status for bad input (command line, scene, meshes); internal failures end with MPI_Abort.
+constexpr int exit_input = 2;
+
+const char* usage_text =
+    "usage:\n"
+    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE]\n"
+    "  intact partition MESH_OR_SCENE -n P [--output FILE] [--set key.path=value ...]\n"
+    "  intact --version | --help\n"
+    "\n"
+    "run        simulate SCENE.json on all MPI ranks; results in DIR (default: the scene's output.dir)\n"
+    "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set bodies.0.velocity=[0,0,-1]\n"
+    "           --partition uses a partition written by `intact partition` instead of running METIS\n"
+    "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
+    "           with METIS and write them to FILE (default: <input>.part.<P>)\n";
+
+struct Arguments {
+    std::string command;
+    std::string input;
+    std::string output;
+    std::string partition;
+    int parts = 0;
+    std::vector<std::string> overrides;
+};
+
+// Parse argv; throws InputError with a usage hint. Every rank parses the same argv.
+Arguments parse_arguments(int argc, char** argv) {
+    Arguments args;
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty()) {
+        throw intact::InputError(std::string("no command given\n") + usage_text);
+    }
+    args.command = words[0];
+    for (std::size_t i = 1; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        auto value = [&](const char* flag) {
+            if (i + 1 >= words.size()) {
+                throw intact::InputError(std::string(flag) + " needs a value\n" + usage_text);
+            }
+            return words[++i];
+        };
+        if (word == "--output" || word == "-o") {
+            args.output = value("--output");
+        } else if (word == "--set") {
+            args.overrides.push_back(value("--set"));
+        } else if (word == "--partition") {
+            args.partition = value("--partition");
+        } else if (word == "-n") {
+            const std::string text = value("-n");
+            char* end = nullptr;
+            const long n = std::strtol(text.c_str(), &end, 10);
+            if (end == text.c_str() || *end != '\0' || n < 1) {
+                throw intact::InputError("-n takes a positive number of parts, got '" + text + "'");
+            }
+            args.parts = static_cast<int>(n);
+        } else if (!word.empty() && word[0] == '-') {
+            throw intact::InputError("unknown option '" + word + "'\n" + usage_text);
+        } else if (args.input.empty()) {
+            args.input = word;
+        } else {
+            throw intact::InputError("unexpected argument '" + word + "'\n" + usage_text);
+        }
+    }
+    return args;
+}
+
+int run(const Arguments& args, MPI_Comm comm) {
+    if (args.input.empty()) {
+        throw intact::InputError(std::string("run needs a scene file\n") + usage_text);
+    }
+    std::vector<std::string> overrides = args.overrides;
+    if (!args.partition.empty()) {
+        overrides.push_back("partition.file=\"" + args.partition + "\"");
+    }
+    // Every rank reads the scene; a rank that fails (say, the file is missing on its node) stops all.
+    intact::io::Scene scene;
+    std::string error;
+    try {
+        scene = intact::io::load_scene(args.input, overrides);
+    } catch (const intact::InputError& e) {
+        error = e.what();
+    }
+    error = intact::comm::agree_on_error(comm, error);
+    if (!error.empty()) {
+        throw intact::InputError(error);
+    }
+    if (!args.partition.empty()) {
+        scene.partition_file = args.partition; // as given on the command line, relative to the working folder
+    }
+    intact::Simulation simulation(comm, std::move(scene), args.output);
+    simulation.run();
+    intact::log::info() << "open in ParaView: " << simulation.pvd_path();
+    return 0;
+}
+
+// `intact partition`: serial work on rank 0; other ranks only wait for the verdict.
+int partition(const Arguments& args, MPI_Comm comm, int rank) {
+    if (args.input.empty() || args.parts < 1) {
+        throw intact::InputError(std::string("partition needs an input and -n P\n") + usage_text);
+    }
+    std::string error;
+    if (rank == 0) {
+        try {
+            const bool is_scene = args.input.size() > 5 && args.input.substr(args.input.size() - 5) == ".json";
+            intact::TetMesh mesh;
+            if (is_scene) {
+                mesh = intact::build_scene_mesh(intact::io::load_scene(args.input, args.overrides)).mesh;
+            } else {
+                mesh = intact::io::read_tet_mesh(args.input);
+            }
+            if (static_cast<long long>(mesh.tets.size()) < args.parts) {
+                throw intact::InputError("'" + args.input + "' has " + std::to_string(mesh.tets.size()) +
+                                         " tetrahedra, fewer than the " + std::to_string(args.parts) +
+                                         " parts asked for; fix: ask for fewer parts");
+            }
+            const auto graph = intact::partition::build_element_dual_graph(mesh.tets);
+            const auto parts = intact::partition::partition_graph(graph, args.parts);
+            const auto owners =
+                intact::partition::node_owners(mesh.tets, parts, static_cast<int>(mesh.nodes.size()));
+            intact::log::info() << intact::partition::describe(
+                intact::partition::compute_partition_stats(graph, mesh.tets, parts, owners, args.parts));
+            const std::string path =
+                args.output.empty() ? args.input + ".part." + std::to_string(args.parts) : args.output;
+            intact::partition::write_partition_file(path, parts, args.parts);
+            intact::log::info() << "wrote " << path;
+        } catch (const intact::InputError& e) {
+            error = e.what();
+        }
+    }
+    error = intact::comm::agree_on_error(comm, error);
+    if (!error.empty()) {
+        throw intact::InputError(error);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // 1. MPI and Kokkos.
+    intact::Runtime runtime(argc, argv);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int status = 0;
+    try {
+        // 2. Command line (every rank parses the same words).
+        const Arguments args = parse_arguments(argc, argv);
+        if (args.command == "--help" || args.command == "-h" || args.command == "help") {
+            intact::log::info() << usage_text;
+        } else if (args.command == "--version") {
+            intact::log::info() << "intact " << INTACT_VERSION << " (Kokkos " << KOKKOS_VERSION << ", "
+                                << Kokkos::DefaultExecutionSpace::name() << (INTACT_ENABLE_NCCL ? ", NCCL" : "")
+                                << ")";
+        } else if (args.command == "run") {
+            const std::string placement = runtime.placement_report();
+            intact::log::info() << "intact " << INTACT_VERSION << " on " << runtime.size() << " rank(s):\n"
+                                << placement.substr(0, placement.empty() ? 0 : placement.size() - 1);
+            // 3-4. Set up and run.
+            status = run(args, comm);
+        } else if (args.command == "partition") {
+            status = partition(args, comm, runtime.rank());
+        } else {
+            throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);
+        }
+    } catch (const intact::InputError& error) {
+        // Every rank reaches here with the same message (agreed collectively upstream) and prints it, so
+        // each rank's log says why it stopped; no MPI_Abort, no core dump, finished output untouched.
+        std::fprintf(stderr, "intact: error (rank %d of %d): %s\n", runtime.rank(), runtime.size(), error.what());
+        status = exit_input;
+    }
+    return status;
+}

@@ -1,0 +1,266 @@
+#include "src/io/json_reader.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace intact::io {
+
+namespace {
+
+const char* type_name(const nlohmann::json& value) {
+    if (value.is_number_integer() || value.is_number_unsigned()) {
+        return "an integer";
+    }
+    if (value.is_number()) {
+        return "a number";
+    }
+    if (value.is_boolean()) {
+        return "a boolean";
+    }
+    if (value.is_string()) {
+        return "a string";
+    }
+    if (value.is_array()) {
+        return "an array";
+    }
+    if (value.is_object()) {
+        return "an object";
+    }
+    return "null";
+}
+
+std::string show(const nlohmann::json& value) {
+    std::string text = value.dump();
+    if (text.size() > 60) {
+        text = text.substr(0, 57) + "...";
+    }
+    return text;
+}
+
+} // namespace
+
+std::string input_error_message(const std::string& file, const std::string& key_path, const std::string& problem,
+                                const std::string& fix) {
+    std::ostringstream message;
+    message << "scene '" << file << "'";
+    if (!key_path.empty()) {
+        message << ": key '" << key_path << "'";
+    }
+    message << ": " << problem;
+    if (!fix.empty()) {
+        message << "; fix: " << fix;
+    }
+    return message.str();
+}
+
+JsonObject::JsonObject(const nlohmann::json& value, std::string file, std::string path, nlohmann::json& resolved)
+    : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_resolved(&resolved) {
+    if (!value.is_object()) {
+        throw InputError(input_error_message(m_file, m_path, std::string("must be an object, got ") + type_name(value),
+                                             "write it as { \"key\": value, ... }"));
+    }
+    if (!m_resolved->is_object()) {
+        *m_resolved = nlohmann::json::object();
+    }
+}
+
+bool JsonObject::has(const std::string& key) const { return m_value->contains(key); }
+
+std::string JsonObject::key_path(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+
+void JsonObject::fail(const std::string& key, const std::string& problem, const std::string& fix) const {
+    throw InputError(input_error_message(m_file, key_path(key), problem, fix));
+}
+
+const nlohmann::json& JsonObject::member(const std::string& key) {
+    m_used.insert(key);
+    return m_value->at(key);
+}
+
+template <class T> T JsonObject::convert(const std::string& key, const nlohmann::json& value) const {
+    if constexpr (std::is_same_v<T, double>) {
+        if (!value.is_number()) {
+            fail(key, std::string("must be a number, got ") + type_name(value) + " " + show(value),
+                 "write a number in SI units, e.g. 0.01");
+        }
+        const double x = value.get<double>();
+        if (!std::isfinite(x)) {
+            fail(key, "must be finite", "write a finite number");
+        }
+        return x;
+    } else if constexpr (std::is_same_v<T, int>) {
+        if (!value.is_number_integer()) {
+            fail(key, std::string("must be an integer, got ") + type_name(value) + " " + show(value),
+                 "write a whole number without a decimal point");
+        }
+        return value.get<int>();
+    } else if constexpr (std::is_same_v<T, bool>) {
+        if (!value.is_boolean()) {
+            fail(key, std::string("must be true or false, got ") + type_name(value) + " " + show(value),
+                 "write true or false (no quotes)");
+        }
+        return value.get<bool>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (!value.is_string()) {
+            fail(key, std::string("must be a string, got ") + type_name(value) + " " + show(value),
+                 "write the value in double quotes");
+        }
+        return value.get<std::string>();
+    } else if constexpr (std::is_same_v<T, Vec3>) {
+        if (!value.is_array() || value.size() != 3 || !value[0].is_number() || !value[1].is_number() ||
+            !value[2].is_number()) {
+            fail(key, std::string("must be an array of 3 numbers, got ") + show(value), "write [x, y, z]");
+        }
+        return Vec3{value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
+    } else if constexpr (std::is_same_v<T, std::array<int, 3>>) {
+        if (!value.is_array() || value.size() != 3 || !value[0].is_number_integer() ||
+            !value[1].is_number_integer() || !value[2].is_number_integer()) {
+            fail(key, std::string("must be an array of 3 integers, got ") + show(value), "write [nx, ny, nz]");
+        }
+        return std::array<int, 3>{value[0].get<int>(), value[1].get<int>(), value[2].get<int>()};
+    } else {
+        static_assert(sizeof(T) == 0, "unsupported scene value type");
+    }
+}
+
+template <class T> T JsonObject::required(const std::string& key) {
+    if (!has(key)) {
+        fail(key, "is required but missing", "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
+    }
+    const T value = convert<T>(key, member(key));
+    (*m_resolved)[key] = value;
+    return value;
+}
+
+template <class T> T JsonObject::optional(const std::string& key, const T& fallback) {
+    const T value = has(key) ? convert<T>(key, member(key)) : fallback;
+    (*m_resolved)[key] = value;
+    return value;
+}
+
+#define INTACT_JSON_INSTANTIATE(T)                                                                          \
+    template T JsonObject::required<T>(const std::string&);                                                 \
+    template T JsonObject::optional<T>(const std::string&, const T&);
+INTACT_JSON_INSTANTIATE(double)
+INTACT_JSON_INSTANTIATE(int)
+INTACT_JSON_INSTANTIATE(bool)
+INTACT_JSON_INSTANTIATE(std::string)
+INTACT_JSON_INSTANTIATE(Vec3)
+using IntTriple = std::array<int, 3>;
+INTACT_JSON_INSTANTIATE(IntTriple)
+#undef INTACT_JSON_INSTANTIATE
+
+Vec3 JsonObject::optional_uniform_or_vec3(const std::string& key, double fallback) {
+    Vec3 value{fallback, fallback, fallback};
+    if (has(key)) {
+        const nlohmann::json& given = member(key);
+        if (given.is_number()) {
+            const double x = convert<double>(key, given);
+            value = Vec3{x, x, x};
+        } else {
+            value = convert<Vec3>(key, given);
+        }
+    }
+    (*m_resolved)[key] = value;
+    return value;
+}
+
+JsonObject JsonObject::object(const std::string& key) {
+    if (!has(key)) {
+        fail(key, "is required but missing", "add \"" + key + "\": { ... } to " + (m_path.empty() ? "the scene" : m_path));
+    }
+    return JsonObject(member(key), m_file, key_path(key), (*m_resolved)[key]);
+}
+
+JsonObject JsonObject::optional_object(const std::string& key) {
+    static const nlohmann::json empty = nlohmann::json::object();
+    const nlohmann::json& value = has(key) ? member(key) : empty;
+    return JsonObject(value, m_file, key_path(key), (*m_resolved)[key]);
+}
+
+std::vector<JsonObject> JsonObject::objects(const std::string& key) {
+    std::vector<JsonObject> result;
+    (*m_resolved)[key] = nlohmann::json::array();
+    if (!has(key)) {
+        return result;
+    }
+    const nlohmann::json& list = member(key);
+    if (!list.is_array()) {
+        fail(key, std::string("must be an array, got ") + type_name(list), "write [ { ... }, { ... } ]");
+    }
+    nlohmann::json& resolved_list = (*m_resolved)[key];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        resolved_list.push_back(nlohmann::json::object());
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        result.emplace_back(list[i], m_file, key_path(key) + "[" + std::to_string(i) + "]", resolved_list[i]);
+    }
+    return result;
+}
+
+void JsonObject::finish() const {
+    for (auto it = m_value->begin(); it != m_value->end(); ++it) {
+        if (m_used.count(it.key()) == 0) {
+            std::string known;
+            for (const auto& k : m_used) {
+                known += (known.empty() ? "" : ", ") + k;
+            }
+            fail(it.key(), "unknown key",
+                 known.empty() ? "remove it" : "remove it or use one of the keys read here: " + known);
+        }
+    }
+}
+
+void apply_override(nlohmann::json& document, const std::string& assignment, const std::string& file) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        throw InputError(input_error_message(file, "", "override '--set " + assignment + "' has no key=value form",
+                                             "write --set time.dt=0.01"));
+    }
+    const std::string path = assignment.substr(0, eq);
+    const std::string text = assignment.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (value.is_discarded()) {
+        value = text;
+    }
+    nlohmann::json* node = &document;
+    std::string walked;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        walked += (walked.empty() ? "" : ".") + part;
+        const bool last = dot == std::string::npos;
+        if (part.empty()) {
+            throw InputError(input_error_message(file, path, "override has an empty path element",
+                                                 "write keys separated by single dots"));
+        }
+        if (node->is_array()) {
+            const bool numeric = part.find_first_not_of("0123456789") == std::string::npos;
+            const std::size_t index = numeric ? std::stoul(part) : node->size();
+            if (!numeric || index >= node->size()) {
+                throw InputError(input_error_message(
+                    file, walked, "override index '" + part + "' is not an element of this array (size " +
+                                      std::to_string(node->size()) + ")",
+                    "use an index from 0 to " + std::to_string(node->size()) + " - 1"));
+            }
+            node = &(*node)[index];
+        } else {
+            if (node->is_null()) {
+                *node = nlohmann::json::object();
+            }
+            if (!node->is_object()) {
+                throw InputError(input_error_message(file, walked, "override goes through a value that is not an object",
+                                                     "check the key path"));
+            }
+            node = &(*node)[part];
+        }
+        if (last) {
+            *node = value;
+            return;
+        }
+        start = dot + 1;
+    }
+}
+
+} // namespace intact::io

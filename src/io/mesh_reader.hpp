@@ -1,0 +1,28 @@
+#pragma once
+/// @file mesh_reader.hpp
+/// @brief Readers for tetrahedral volume meshes and triangle surface meshes. Host, serial (rank 0).
+///
+/// Volume formats, chosen by file extension:
+/// - `.msh`  Gmsh 2.2 and 4.1, ASCII and binary (tetrahedra = element type 4; other elements skipped)
+/// - `.mesh` MEDIT (`Vertices`, `Tetrahedra` sections)
+/// - `.node` / `.ele` TetGen (either file may be named; the other is found beside it)
+/// - `.vtu`  VTK XML unstructured grid, `.vtk` legacy VTK unstructured grid (VTK_TETRA cells)
+/// Surface format: `.obj` (vertices and faces; polygons are fan-triangulated).
+///
+/// Every failure throws `InputError` whose message names the file, the line or section where reading
+/// stopped, what was expected, and a fix. Nodes no tet refers to are kept (they are removed later only
+/// if the caller asks); node numbering is compacted to 0-based in file order.
+
+#include "src/mesh/tet_mesh.hpp"
+
+#include <string>
+
+namespace intact::io {
+
+/// Read a tetrahedral mesh; the format comes from the extension (case-insensitive).
+TetMesh read_tet_mesh(const std::string& path);
+
+/// Read a triangle mesh (`.obj`), for obstacles.
+TriMesh read_triangle_mesh(const std::string& path);
+
+} // namespace intact::io

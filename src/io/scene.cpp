@@ -1,0 +1,296 @@
+#include "src/io/scene.hpp"
+
+#include "src/io/json_reader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace intact::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void require_positive(const JsonObject& object, const std::string& key, double value, const std::string& fix) {
+    if (!(value > 0.0)) {
+        std::ostringstream problem;
+        problem << "must be > 0, got " << value;
+        object.fail(key, problem.str(), fix);
+    }
+}
+
+BoxSelector read_box(JsonObject& object, const std::string& key) {
+    JsonObject box = object.object(key);
+    BoxSelector selector{box.required<Vec3>("min"), box.required<Vec3>("max")};
+    box.finish();
+    for (int d = 0; d < 3; ++d) {
+        if (!(selector.min[static_cast<std::size_t>(d)] <= selector.max[static_cast<std::size_t>(d)])) {
+            box.fail("min", "is above max along axis " + std::to_string(d), "give min <= max on every axis");
+        }
+    }
+    return selector;
+}
+
+std::string resolve_path(const std::string& directory, const std::string& file) {
+    const fs::path path(file);
+    return path.is_absolute() || directory.empty() ? path.lexically_normal().string()
+                                                   : (fs::path(directory) / path).lexically_normal().string();
+}
+
+MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
+    JsonObject mesh = owner.object("mesh");
+    MeshSource source;
+    if (mesh.has("file") == mesh.has("box")) {
+        mesh.fail("file", "give exactly one of \"file\" and \"box\"",
+                  "write \"mesh\": {\"file\": \"part.msh\"} or \"mesh\": {\"box\": {\"min\": [..], \"max\": [..], "
+                  "\"cells\": [nx, ny, nz]}}");
+    }
+    if (mesh.has("file")) {
+        source.file_as_written = mesh.required<std::string>("file");
+        source.file = resolve_path(directory, source.file_as_written);
+    } else {
+        JsonObject box = mesh.object("box");
+        source.is_box = true;
+        source.box_min = box.required<Vec3>("min");
+        source.box_max = box.required<Vec3>("max");
+        source.box_cells = box.optional<std::array<int, 3>>("cells", {1, 1, 1});
+        box.finish();
+        for (int d = 0; d < 3; ++d) {
+            const auto i = static_cast<std::size_t>(d);
+            if (!(source.box_min[i] < source.box_max[i])) {
+                box.fail("max", "must exceed min on every axis (axis " + std::to_string(d) + ")",
+                         "give a box of positive size");
+            }
+            if (source.box_cells[i] < 1) {
+                box.fail("cells", "must be >= 1 on every axis", "give at least one cell per axis, e.g. [4, 4, 4]");
+            }
+        }
+    }
+    mesh.finish();
+    return source;
+}
+
+Material read_material(JsonObject& body) {
+    JsonObject object = body.object("material");
+    Material material;
+    material.model = object.optional<std::string>("model", material.model);
+    const auto& models = material_models();
+    if (std::find(models.begin(), models.end(), material.model) == models.end()) {
+        std::string list;
+        for (const auto& m : models) {
+            list += (list.empty() ? "" : ", ") + m;
+        }
+        object.fail("model", "unknown material model '" + material.model + "'", "use one of: " + list);
+    }
+    material.youngs_modulus = object.required<double>("youngs_modulus");
+    require_positive(object, "youngs_modulus", material.youngs_modulus, "give Young's modulus in Pa, e.g. 1e6");
+    material.poisson_ratio = object.required<double>("poisson_ratio");
+    if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
+        std::ostringstream problem;
+        problem << "must be in (-1, 0.5), got " << material.poisson_ratio;
+        object.fail("poisson_ratio", problem.str(), "use a value such as 0.3 (0.5 is incompressible, not allowed)");
+    }
+    material.density = object.required<double>("density");
+    require_positive(object, "density", material.density, "give the density in kg/m^3, e.g. 1000");
+    object.finish();
+    return material;
+}
+
+Body read_body(JsonObject& object, std::size_t index, const std::string& directory) {
+    Body body;
+    body.name = object.optional<std::string>("name", "body" + std::to_string(index));
+    body.mesh = read_mesh_source(object, directory);
+    body.scale = object.optional_uniform_or_vec3("scale", 1.0);
+    for (int d = 0; d < 3; ++d) {
+        require_positive(object, "scale", body.scale[static_cast<std::size_t>(d)],
+                         "give positive scale factors, e.g. [1, 1, 1] (mirroring would invert tetrahedra)");
+    }
+    body.rotate_deg = object.optional<Vec3>("rotate_deg", Vec3{});
+    body.translate = object.optional<Vec3>("translate", Vec3{});
+    body.material = read_material(object);
+    body.velocity = object.optional<Vec3>("velocity", Vec3{});
+    for (auto& fixed : object.objects("fixed")) {
+        body.fixed.push_back(read_box(fixed, "box"));
+        fixed.finish();
+    }
+    for (auto& moving : object.objects("moving")) {
+        MovingSelector selector;
+        selector.box = read_box(moving, "box");
+        selector.velocity = moving.required<Vec3>("velocity");
+        moving.finish();
+        body.moving.push_back(selector);
+    }
+    object.finish();
+    return body;
+}
+
+Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
+    Obstacle obstacle;
+    if (object.has("plane") == object.has("mesh")) {
+        object.fail("plane", "give exactly one of \"plane\" and \"mesh\"",
+                    "write {\"plane\": {\"point\": [..], \"normal\": [..]}} or {\"mesh\": {\"file\": \"x.obj\"}}");
+    }
+    if (object.has("plane")) {
+        JsonObject plane = object.object("plane");
+        obstacle.kind = Obstacle::Kind::plane;
+        obstacle.point = plane.required<Vec3>("point");
+        obstacle.normal = plane.required<Vec3>("normal");
+        plane.finish();
+        const double length = std::sqrt(obstacle.normal[0] * obstacle.normal[0] +
+                                        obstacle.normal[1] * obstacle.normal[1] +
+                                        obstacle.normal[2] * obstacle.normal[2]);
+        if (!(length > 0.0)) {
+            plane.fail("normal", "must not be the zero vector", "give the direction of the free side, e.g. [0, 0, 1]");
+        }
+        for (auto& c : obstacle.normal) {
+            c /= length;
+        }
+    } else {
+        JsonObject mesh = object.object("mesh");
+        obstacle.kind = Obstacle::Kind::mesh;
+        obstacle.mesh.file_as_written = mesh.required<std::string>("file");
+        obstacle.mesh.file = resolve_path(directory, obstacle.mesh.file_as_written);
+        mesh.finish();
+    }
+    obstacle.velocity = object.optional<Vec3>("velocity", Vec3{});
+    object.finish();
+    return obstacle;
+}
+
+} // namespace
+
+Scene parse_scene(const nlohmann::json& document, const std::string& file) {
+    Scene scene;
+    scene.file = file;
+    scene.directory = fs::path(file).parent_path().string();
+    JsonObject root(document, file, "", scene.resolved);
+
+    // time: dt and either end or steps.
+    JsonObject time = root.object("time");
+    scene.dt = time.required<double>("dt");
+    require_positive(time, "dt", scene.dt, "give the time step in seconds, e.g. 0.01");
+    if (time.has("end") == time.has("steps")) {
+        time.fail("end", "give exactly one of \"end\" (seconds) and \"steps\"", "write \"end\": 2.0 or \"steps\": 200");
+    }
+    if (time.has("steps")) {
+        scene.steps = time.required<int>("steps");
+        if (scene.steps < 0) {
+            time.fail("steps", "must be >= 0, got " + std::to_string(scene.steps), "give a number of time steps");
+        }
+    } else {
+        const double end = time.required<double>("end");
+        if (!(end >= 0.0)) {
+            time.fail("end", "must be >= 0", "give the end time in seconds");
+        }
+        scene.steps = static_cast<int>(std::ceil(end / scene.dt - 1e-9));
+    }
+    scene.end_time = scene.steps * scene.dt;
+    time.finish();
+
+    scene.gravity = root.optional<Vec3>("gravity", scene.gravity);
+
+    auto bodies = root.objects("bodies");
+    if (bodies.empty()) {
+        root.fail("bodies", "must list at least one body", "add \"bodies\": [ { \"mesh\": ..., \"material\": ... } ]");
+    }
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        scene.bodies.push_back(read_body(bodies[i], i, scene.directory));
+    }
+    for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            if (scene.bodies[i].name == scene.bodies[j].name) {
+                bodies[i].fail("name", "repeats the name of bodies[" + std::to_string(j) + "]",
+                               "give every body its own name");
+            }
+        }
+    }
+    for (auto& obstacle : root.objects("obstacles")) {
+        scene.obstacles.push_back(read_obstacle(obstacle, scene.directory));
+    }
+
+    JsonObject contact = root.optional_object("contact");
+    scene.contact.enabled = contact.optional<bool>("enabled", true);
+    if (contact.has("dhat")) {
+        scene.contact.dhat = contact.required<double>("dhat");
+        require_positive(contact, "dhat", *scene.contact.dhat, "give the contact distance in metres");
+    }
+    scene.contact.dhat_relative = contact.optional<double>("dhat_relative", scene.contact.dhat_relative);
+    require_positive(contact, "dhat_relative", scene.contact.dhat_relative,
+                     "give dhat as a fraction of the scene's bounding-box diagonal, e.g. 1e-3");
+    scene.contact.friction = contact.optional<double>("friction", 0.0);
+    if (!(scene.contact.friction >= 0.0)) {
+        contact.fail("friction", "must be >= 0", "give the Coulomb coefficient, e.g. 0.3 (0 for frictionless)");
+    }
+    scene.contact.epsv = contact.optional<double>("epsv", scene.contact.epsv);
+    require_positive(contact, "epsv", scene.contact.epsv, "give the friction smoothing velocity in m/s, e.g. 1e-3");
+    contact.finish();
+
+    JsonObject integrator = root.optional_object("integrator");
+    scene.integrator = integrator.optional<std::string>("type", scene.integrator);
+    if (scene.integrator != "implicit_euler") {
+        integrator.fail("type", "unknown integrator '" + scene.integrator + "'",
+                        "use \"implicit_euler\" (the only integrator in this version)");
+    }
+    integrator.finish();
+
+    JsonObject solver = root.optional_object("solver");
+    scene.solver = solver.optional<std::string>("type", scene.solver);
+    if (scene.solver != "ipc") {
+        solver.fail("type", "unknown solver '" + scene.solver + "'",
+                    "use \"ipc\" (projected Newton on the incremental potential; the only solver in this version)");
+    }
+    solver.finish();
+
+    JsonObject output = root.optional_object("output");
+    scene.output_dir = output.optional<std::string>("dir", scene.output_dir);
+    if (scene.output_dir.empty()) {
+        output.fail("dir", "must not be empty", "give a folder for the results, e.g. \"output\"");
+    }
+    scene.output_every = output.optional<int>("every", scene.output_every);
+    if (scene.output_every < 1) {
+        output.fail("every", "must be >= 1", "write every n-th step, e.g. 1");
+    }
+    const std::string format = output.optional<std::string>("format", "binary");
+    if (format != "binary" && format != "ascii") {
+        output.fail("format", "must be \"binary\" or \"ascii\", got '" + format + "'", "use \"binary\" (smaller, faster)");
+    }
+    scene.output_binary = format == "binary";
+    output.finish();
+
+    JsonObject partition = root.optional_object("partition");
+    if (partition.has("file")) {
+        scene.partition_file = resolve_path(scene.directory, partition.required<std::string>("file"));
+    }
+    partition.finish();
+
+    root.finish();
+    return scene;
+}
+
+Scene load_scene(const std::string& file, const std::vector<std::string>& overrides) {
+    std::ifstream in(file);
+    if (!in) {
+        throw InputError("cannot open scene file '" + file + "': " + std::strerror(errno) +
+                         "; fix: check the path");
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& error) {
+        throw InputError(input_error_message(file, "", std::string("is not valid JSON: ") + error.what(),
+                                             "fix the syntax at the byte position given"));
+    }
+    for (const auto& assignment : overrides) {
+        apply_override(document, assignment, file);
+    }
+    return parse_scene(document, file);
+}
+
+} // namespace intact::io

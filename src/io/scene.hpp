@@ -1,0 +1,115 @@
+#pragma once
+/// @file scene.hpp
+/// @brief A validated scene: everything `intact run` reads from SCENE.json, in SI units.
+///
+/// Every key is documented in README.md ("Scene files"). Reading checks types, ranges and unknown keys
+/// and throws `InputError` naming the file, the key path and the fix. `resolved` holds every key with
+/// the value in effect (defaults filled in) and is written to `<output>/scene.resolved.json`.
+
+#include "src/core/types.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace intact::io {
+
+/// Axis-aligned box [min, max], metres, in world coordinates (after the body's transform).
+struct BoxSelector {
+    Vec3 min{};
+    Vec3 max{};
+    bool contains(const Vec3& x) const {
+        return x[0] >= min[0] && x[0] <= max[0] && x[1] >= min[1] && x[1] <= max[1] && x[2] >= min[2] &&
+               x[2] <= max[2];
+    }
+};
+
+/// Nodes in `box` move with a prescribed constant `velocity` (m/s).
+struct MovingSelector {
+    BoxSelector box;
+    Vec3 velocity{};
+};
+
+/// Constitutive model names accepted by `material.model`.
+inline const std::vector<std::string>& material_models() {
+    static const std::vector<std::string> names{"neo_hookean", "stable_neo_hookean", "fixed_corotated", "stvk",
+                                                "linear"};
+    return names;
+}
+
+struct Material {
+    std::string model = "neo_hookean";
+    double youngs_modulus = 0.0; ///< Pa, > 0
+    double poisson_ratio = 0.0;  ///< in (-1, 0.5)
+    double density = 0.0;        ///< kg/m^3, > 0
+};
+
+/// Where a body's tetrahedra come from: a file, or the built-in box generator.
+struct MeshSource {
+    std::string file;  ///< absolute or relative to the working directory (resolved from the scene's folder)
+    std::string file_as_written; ///< as in the scene, for messages
+    bool is_box = false;
+    Vec3 box_min{}, box_max{};
+    std::array<int, 3> box_cells{1, 1, 1};
+};
+
+struct Body {
+    std::string name;
+    MeshSource mesh;
+    Vec3 scale{1.0, 1.0, 1.0};   ///< per axis, applied first
+    Vec3 rotate_deg{};           ///< Euler angles in degrees about x, then y, then z, applied second
+    Vec3 translate{};            ///< metres, applied last
+    Material material;
+    Vec3 velocity{};             ///< initial velocity, m/s
+    std::vector<BoxSelector> fixed;
+    std::vector<MovingSelector> moving;
+};
+
+struct Obstacle {
+    enum class Kind { plane, mesh };
+    Kind kind = Kind::plane;
+    Vec3 point{};      ///< plane: a point on it
+    Vec3 normal{};     ///< plane: unit normal (normalised on reading), pointing to the free side
+    MeshSource mesh;   ///< mesh: the triangle mesh file (.obj)
+    Vec3 velocity{};   ///< prescribed constant velocity, m/s
+};
+
+struct Contact {
+    bool enabled = true;
+    std::optional<double> dhat; ///< metres; absent: dhat_relative × scene bounding-box diagonal
+    double dhat_relative = 1e-3;
+    double friction = 0.0;      ///< Coulomb coefficient μ >= 0
+    double epsv = 1e-3;         ///< m/s, friction smoothing velocity
+};
+
+struct Scene {
+    std::string file;        ///< the scene file as given
+    std::string directory;   ///< folder of the scene file (mesh paths are relative to it)
+    double dt = 0.0;         ///< s
+    int steps = 0;           ///< number of time steps (time.steps, or ceil(time.end / dt))
+    double end_time = 0.0;   ///< s, steps × dt
+    Vec3 gravity{0.0, 0.0, -9.81};
+    std::vector<Body> bodies;
+    std::vector<Obstacle> obstacles;
+    Contact contact;
+    std::string integrator = "implicit_euler";
+    std::string solver = "ipc";
+    std::string output_dir = "output";
+    int output_every = 1;
+    bool output_binary = true;
+    std::string partition_file; ///< empty: partition with METIS at start-up
+    nlohmann::json resolved;    ///< every key with the value in effect
+};
+
+/// Parse and validate a scene document. `file` is used in messages and to resolve relative mesh paths.
+/// Throws InputError. Host, serial.
+Scene parse_scene(const nlohmann::json& document, const std::string& file);
+
+/// Read SCENE.json, apply `--set` overrides in order, then parse. Throws InputError (missing file,
+/// JSON syntax error with line and column, any validation error).
+Scene load_scene(const std::string& file, const std::vector<std::string>& overrides = {});
+
+} // namespace intact::io

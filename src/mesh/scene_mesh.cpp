@@ -1,0 +1,195 @@
+#include "src/mesh/scene_mesh.hpp"
+
+#include "src/io/mesh_reader.hpp"
+#include "src/io/json_reader.hpp"
+#include "src/mesh/box_mesh.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace intact {
+
+double tet_signed_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    const Vec3 u{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const Vec3 v{c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const Vec3 w{d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+    return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+            u[2] * (v[0] * w[1] - v[1] * w[0])) /
+           6.0;
+}
+
+Vec3 transform_point(const Vec3& x, const Vec3& scale, const Vec3& rotate_deg, const Vec3& translate) {
+    constexpr double deg = 3.14159265358979323846 / 180.0;
+    Vec3 p{x[0] * scale[0], x[1] * scale[1], x[2] * scale[2]};
+    const double cx = std::cos(rotate_deg[0] * deg), sx = std::sin(rotate_deg[0] * deg);
+    const double cy = std::cos(rotate_deg[1] * deg), sy = std::sin(rotate_deg[1] * deg);
+    const double cz = std::cos(rotate_deg[2] * deg), sz = std::sin(rotate_deg[2] * deg);
+    p = {p[0], cx * p[1] - sx * p[2], sx * p[1] + cx * p[2]}; // about x
+    p = {cy * p[0] + sy * p[2], p[1], -sy * p[0] + cy * p[2]}; // about y
+    p = {cz * p[0] - sz * p[1], sz * p[0] + cz * p[1], p[2]}; // about z
+    return {p[0] + translate[0], p[1] + translate[1], p[2] + translate[2]};
+}
+
+namespace {
+
+// Keep only the nodes some tet uses, renumbered in their original order.
+void drop_unused_nodes(TetMesh& mesh) {
+    std::vector<int> new_index(mesh.nodes.size(), -1);
+    for (const auto& t : mesh.tets) {
+        for (const int n : t) {
+            new_index[static_cast<std::size_t>(n)] = 0;
+        }
+    }
+    std::vector<Vec3> kept;
+    for (std::size_t n = 0; n < mesh.nodes.size(); ++n) {
+        if (new_index[n] == 0) {
+            new_index[n] = static_cast<int>(kept.size());
+            kept.push_back(mesh.nodes[n]);
+        }
+    }
+    for (auto& t : mesh.tets) {
+        for (int& n : t) {
+            n = new_index[static_cast<std::size_t>(n)];
+        }
+    }
+    mesh.nodes = std::move(kept);
+}
+
+std::string body_label(const io::Body& body, std::size_t index) {
+    std::ostringstream label;
+    label << "bodies[" << index << "] ('" << body.name << "'";
+    if (!body.mesh.is_box) {
+        label << ", mesh '" << body.mesh.file << "'";
+    }
+    label << ")";
+    return label.str();
+}
+
+} // namespace
+
+SceneMesh build_scene_mesh(const io::Scene& scene) {
+    SceneMesh result;
+    result.bbox_min = {std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                       std::numeric_limits<double>::max()};
+    result.bbox_max = {-result.bbox_min[0], -result.bbox_min[1], -result.bbox_min[2]};
+
+    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+        const io::Body& body = scene.bodies[b];
+        TetMesh mesh;
+        if (body.mesh.is_box) {
+            mesh = make_box_mesh(body.mesh.box_min, body.mesh.box_max, body.mesh.box_cells);
+        } else {
+            try {
+                mesh = io::read_tet_mesh(body.mesh.file);
+            } catch (const InputError& error) {
+                // The reader names the mesh file; add which scene key pointed at it.
+                throw InputError(io::input_error_message(scene.file, "bodies[" + std::to_string(b) + "].mesh.file",
+                                                         error.what(), ""));
+            }
+        }
+        drop_unused_nodes(mesh);
+        for (auto& x : mesh.nodes) {
+            x = transform_point(x, body.scale, body.rotate_deg, body.translate);
+        }
+
+        // Validate every tet: positive volume, judged relative to its longest edge so that the test is
+        // independent of the mesh's units.
+        for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+            const auto& t = mesh.tets[e];
+            const Vec3& a = mesh.nodes[static_cast<std::size_t>(t[0])];
+            const Vec3& bb = mesh.nodes[static_cast<std::size_t>(t[1])];
+            const Vec3& c = mesh.nodes[static_cast<std::size_t>(t[2])];
+            const Vec3& d = mesh.nodes[static_cast<std::size_t>(t[3])];
+            double longest = 0.0;
+            const Vec3* corners[4] = {&a, &bb, &c, &d};
+            for (int i = 0; i < 4; ++i) {
+                for (int j = i + 1; j < 4; ++j) {
+                    double l2 = 0.0;
+                    for (int k = 0; k < 3; ++k) {
+                        const double diff = (*corners[i])[static_cast<std::size_t>(k)] - (*corners[j])[static_cast<std::size_t>(k)];
+                        l2 += diff * diff;
+                    }
+                    longest = std::max(longest, std::sqrt(l2));
+                }
+            }
+            const double volume = tet_signed_volume(a, bb, c, d);
+            const double tolerance = 1e-12 * longest * longest * longest;
+            if (volume <= tolerance) {
+                std::ostringstream problem;
+                problem << "tetrahedron " << e << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " " << t[3]
+                        << ", 0-based) has " << (volume < -tolerance ? "negative" : "zero") << " volume " << volume
+                        << " m^3";
+                throw InputError(io::input_error_message(
+                    scene.file, "bodies[" + std::to_string(b) + "].mesh",
+                    body_label(body, b) + ": " + problem.str(),
+                    volume < -tolerance ? "reorder the tet's nodes (swap two) so det[x1-x0, x2-x0, x3-x0] > 0, or "
+                                          "re-export the mesh with positive orientation"
+                                        : "remove or repair the flat tetrahedron in the mesh generator"));
+            }
+        }
+
+        // Boundary conditions, selected in world coordinates; every selector must catch a node.
+        const std::size_t first_node = result.mesh.nodes.size();
+        const int node_offset = static_cast<int>(first_node);
+        for (const auto& x : mesh.nodes) {
+            result.mesh.nodes.push_back(x);
+            result.node_body.push_back(static_cast<int>(b));
+            result.velocity.push_back(body.velocity);
+            result.constraint.push_back(NodeConstraint::free);
+            result.prescribed_velocity.push_back(Vec3{});
+            for (int k = 0; k < 3; ++k) {
+                const auto i = static_cast<std::size_t>(k);
+                result.bbox_min[i] = std::min(result.bbox_min[i], x[i]);
+                result.bbox_max[i] = std::max(result.bbox_max[i], x[i]);
+            }
+        }
+        for (const auto& t : mesh.tets) {
+            result.mesh.tets.push_back({t[0] + node_offset, t[1] + node_offset, t[2] + node_offset, t[3] + node_offset});
+            result.tet_body.push_back(static_cast<int>(b));
+        }
+        auto select = [&](const io::BoxSelector& box, NodeConstraint kind, const Vec3& velocity,
+                          const std::string& key) {
+            int count = 0;
+            for (std::size_t n = first_node; n < result.mesh.nodes.size(); ++n) {
+                if (box.contains(result.mesh.nodes[n])) {
+                    result.constraint[n] = kind;
+                    result.prescribed_velocity[n] = velocity;
+                    result.velocity[n] = velocity;
+                    ++count;
+                }
+            }
+            if (count == 0) {
+                throw InputError(io::input_error_message(
+                    scene.file, key, body_label(body, b) + ": the box selects no node of the body",
+                    "give the box in world coordinates (after scale, rotate_deg and translate) so that it "
+                    "contains some of the body's nodes"));
+            }
+        };
+        for (std::size_t k = 0; k < body.fixed.size(); ++k) {
+            select(body.fixed[k], NodeConstraint::fixed, Vec3{},
+                   "bodies[" + std::to_string(b) + "].fixed[" + std::to_string(k) + "].box");
+        }
+        for (std::size_t k = 0; k < body.moving.size(); ++k) {
+            select(body.moving[k].box, NodeConstraint::moving, body.moving[k].velocity,
+                   "bodies[" + std::to_string(b) + "].moving[" + std::to_string(k) + "].box");
+        }
+    }
+
+    for (std::size_t k = 0; k < scene.obstacles.size(); ++k) {
+        const auto& obstacle = scene.obstacles[k];
+        result.obstacle_meshes.emplace_back();
+        if (obstacle.kind == io::Obstacle::Kind::mesh) {
+            try {
+                result.obstacle_meshes.back() = io::read_triangle_mesh(obstacle.mesh.file);
+            } catch (const InputError& error) {
+                throw InputError(io::input_error_message(
+                    scene.file, "obstacles[" + std::to_string(k) + "].mesh.file", error.what(), ""));
+            }
+        }
+    }
+    return result;
+}
+
+} // namespace intact

@@ -1,0 +1,183 @@
+#include "src/simulation.hpp"
+
+#include "comm/collectives.hpp"
+#include "partition/dual_graph.hpp"
+#include "partition/metis_partitioner.hpp"
+#include "partition/ownership.hpp"
+#include "partition/partition_file.hpp"
+#include "partition/partition_stats.hpp"
+#include "src/core/error.hpp"
+#include "src/core/log.hpp"
+#include "src/io/json_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace intact {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Copy host rows into a new device field.
+NodeField to_device(const std::string& label, const std::vector<Vec3>& rows) {
+    NodeField field(label, rows.size());
+    auto host = Kokkos::create_mirror_view(field);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+            host(i, c) = rows[i][static_cast<std::size_t>(c)];
+        }
+    }
+    Kokkos::deep_copy(field, host);
+    return field;
+}
+
+// Run `work` on rank 0 only; an InputError there stops every rank with the same message.
+template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
+    std::string error;
+    if (rank == 0) {
+        try {
+            work();
+        } catch (const InputError& e) {
+            error = e.what();
+        }
+    }
+    error = comm::agree_on_error(comm, error);
+    if (!error.empty()) {
+        throw InputError(error);
+    }
+}
+
+} // namespace
+
+Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir)
+    : m_comm(comm), m_scene(std::move(scene)), m_output_dir(output_dir.empty() ? m_scene.output_dir : output_dir) {
+    Kokkos::Timer timer;
+    MPI_Comm_rank(comm, &m_rank);
+    MPI_Comm_size(comm, &m_size);
+
+    // 1. Scene mesh and partition on rank 0.
+    SceneMesh scene_mesh;
+    std::vector<int> parts;
+    double dhat = 0.0;
+    on_root(comm, m_rank, [&] {
+        scene_mesh = build_scene_mesh(m_scene);
+        const long long elements = static_cast<long long>(scene_mesh.mesh.tets.size());
+        if (elements < m_size) {
+            throw InputError(io::input_error_message(
+                m_scene.file, "bodies",
+                "the scene has " + std::to_string(elements) + " tetrahedra but the job has " + std::to_string(m_size) +
+                    " ranks (every rank needs at least one element)",
+                "run with at most " + std::to_string(elements) + " ranks, or refine the meshes"));
+        }
+        const auto graph = partition::build_element_dual_graph(scene_mesh.mesh.tets);
+        if (m_scene.partition_file.empty()) {
+            parts = partition::partition_graph(graph, m_size);
+        } else {
+            parts = partition::read_partition_file(m_scene.partition_file, elements, m_size);
+        }
+        const auto owners =
+            partition::node_owners(scene_mesh.mesh.tets, parts, static_cast<int>(scene_mesh.mesh.nodes.size()));
+        log::info() << partition::describe(
+            partition::compute_partition_stats(graph, scene_mesh.mesh.tets, parts, owners, m_size));
+        const Vec3 lo = scene_mesh.bbox_min;
+        const Vec3 hi = scene_mesh.bbox_max;
+        const double diagonal =
+            std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        dhat = m_scene.contact.dhat ? *m_scene.contact.dhat : m_scene.contact.dhat_relative * diagonal;
+    });
+    INTACT_CHECK_MPI(MPI_Bcast(&dhat, 1, MPI_DOUBLE, 0, comm));
+    m_scene.contact.dhat = dhat;
+    m_scene.resolved["contact"]["dhat"] = dhat;
+
+    // 2. Every rank its share; the halo plan over nodes.
+    m_local = distribute_mesh(comm, scene_mesh, parts);
+    scene_mesh = SceneMesh{};
+    m_halo_plan = std::make_shared<comm::HaloPlan>(comm, m_local.num_owned_nodes, m_local.node_global_id,
+                                                   m_local.ghost_owner);
+    m_halo = std::make_unique<comm::HaloExchange<>>(m_halo_plan);
+
+    // 3. Fields on the device.
+    m_x0 = to_device("intact::rest_positions", m_local.rest_position);
+    m_x = to_device("intact::positions", m_local.rest_position);
+    m_v = to_device("intact::velocities", m_local.velocity);
+
+    // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
+    on_root(comm, m_rank, [&] {
+        std::error_code ec;
+        fs::create_directories(m_output_dir, ec);
+        if (ec) {
+            throw InputError("cannot create output folder '" + m_output_dir + "': " + ec.message() +
+                             "; fix: choose a writable folder with --output or output.dir");
+        }
+        fs::remove_all(fs::path(m_output_dir) / "steps", ec);
+        const std::string resolved = (fs::path(m_output_dir) / "scene.resolved.json").string();
+        std::ofstream out(resolved);
+        if (!(out << m_scene.resolved.dump(2) << '\n')) {
+            throw InputError("cannot write '" + resolved + "'; fix: choose a writable output folder");
+        }
+        m_metrics.emplace((fs::path(m_output_dir) / "metrics.jsonl").string());
+    });
+    m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary);
+    m_setup_seconds = comm::allreduce_max(comm, timer.seconds());
+    log::info() << "set-up: " << m_local.global_num_nodes << " nodes, " << m_local.global_num_elements
+                << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
+}
+
+std::string Simulation::pvd_path() const { return m_vtk->pvd_path(); }
+
+void Simulation::run() {
+    Kokkos::Timer timer;
+    m_halo->gather(m_x);
+    m_halo->gather(m_v);
+    write_output(0, 0.0);
+    const double wall = comm::allreduce_max(m_comm, timer.seconds());
+    if (m_rank == 0) {
+        m_metrics->write({{"step", 0},
+                          {"time", 0.0},
+                          {"ranks", m_size},
+                          {"nodes", m_local.global_num_nodes},
+                          {"elements", m_local.global_num_elements},
+                          {"newton_iterations", 0},
+                          {"linear_iterations", 0},
+                          {"setup_seconds", m_setup_seconds},
+                          {"wall_seconds", wall}});
+    }
+    if (m_scene.steps > 0) {
+        log::warn() << "time stepping is not implemented in this version: wrote the initial state only ("
+                    << m_scene.steps << " steps requested)";
+    }
+}
+
+void Simulation::write_output(int step, double time) {
+    // The piece holds this rank's owned elements and the nodes they use (owned or ghost).
+    auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), m_x);
+    auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), m_v);
+    auto x0 = Kokkos::create_mirror_view_and_copy(HostSpace(), m_x0);
+    io::VtkPiece piece;
+    std::vector<int> point_of(static_cast<std::size_t>(m_local.num_local_nodes()), -1);
+    for (int e = 0; e < m_local.num_owned_elements; ++e) {
+        std::array<int, 4> cell{};
+        for (int k = 0; k < 4; ++k) {
+            const int n = m_local.tets[static_cast<std::size_t>(e)][static_cast<std::size_t>(k)];
+            int& p = point_of[static_cast<std::size_t>(n)];
+            if (p < 0) {
+                p = static_cast<int>(piece.points.size());
+                piece.points.push_back({x(n, 0), x(n, 1), x(n, 2)});
+                piece.displacement.push_back({x(n, 0) - x0(n, 0), x(n, 1) - x0(n, 1), x(n, 2) - x0(n, 2)});
+                piece.velocity.push_back({v(n, 0), v(n, 1), v(n, 2)});
+                piece.point_global_id.push_back(m_local.node_global_id[static_cast<std::size_t>(n)]);
+            }
+            cell[static_cast<std::size_t>(k)] = p;
+        }
+        piece.cells.push_back(cell);
+        piece.cell_rank.push_back(m_rank);
+        piece.cell_body.push_back(m_local.element_body[static_cast<std::size_t>(e)]);
+        piece.cell_global_id.push_back(m_local.element_global_id[static_cast<std::size_t>(e)]);
+    }
+    m_vtk->write(step, time, piece);
+}
+
+} // namespace intact
