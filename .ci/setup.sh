@@ -28,7 +28,7 @@ say() { printf '[intact setup] %s\n' "$*" >&2; }
 
 # 1. Debian packages: installed only when missing, so a second run touches nothing.
 packages=(build-essential cmake pkg-config dpkg-dev openmpi-bin libopenmpi-dev libmetis-dev
-  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format)
+  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,11 +4,17 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace intact::partition {
 
 void write_partition_file(const std::string& path, const std::vector<int>& parts, int num_parts) {
+    const auto folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty()) {
+        std::error_code ignored; // a failure shows up as the open error below
+        std::filesystem::create_directories(folder, ignored);
+    }
     std::ofstream out(path);
     if (!out) {
         throw InputError("cannot write partition file '" + path + "': " + std::strerror(errno) +

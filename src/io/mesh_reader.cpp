@@ -10,11 +10,13 @@
 
 #include "src/core/error.hpp"
 
+#include <vtkAlgorithm.h>
 #include <vtkCallbackCommand.h>
 #include <vtkCell.h>
 #include <vtkCellType.h>
 #include <vtkCellTypes.h>
 #include <vtkCommand.h>
+#include <vtkExecutive.h>
 #include <vtkNew.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkUnstructuredGridReader.h>
@@ -1165,21 +1167,24 @@ TetMesh read_tetgen(const std::string& path) {
 // VTK .vtu / .vtk through VTK's readers
 // ------------------------------------------------------------------------------------------------
 
-/// Collects the error messages VTK objects raise (instead of letting VTK print them).
+/// Collects the error messages VTK objects raise (instead of letting VTK print them), "; "-separated,
+/// first line of each only (the pipeline appends a dump of its request).
 void collect_vtk_error(vtkObject* /*caller*/, unsigned long event, void* client_data, void* call_data) {
-    if (event == vtkCommand::ErrorEvent && call_data != nullptr) {
-        auto* messages = static_cast<std::string*>(client_data);
-        std::string message(trim(static_cast<const char*>(call_data)));
-        // VTK prefixes messages with "ERROR: In <source file>, line N\n<class> (0x...): "; keep the text.
-        const std::size_t colon = message.rfind("): ");
-        if (colon != std::string::npos) {
-            message = message.substr(colon + 3);
-        }
-        if (!messages->empty()) {
-            *messages += "; ";
-        }
-        *messages += trim(message);
+    if (event != vtkCommand::ErrorEvent || call_data == nullptr) {
+        return; // warnings are dropped: library code does not print, and they do not stop reading
     }
+    auto* messages = static_cast<std::string*>(client_data);
+    std::string_view message = trim(static_cast<const char*>(call_data));
+    // VTK's text is "<class> (0x...): <what>"; keep <what>, first line only.
+    const std::size_t colon = message.find("): ");
+    if (colon != std::string_view::npos) {
+        message.remove_prefix(colon + 3);
+    }
+    message = trim(message.substr(0, message.find('\n')));
+    if (!messages->empty()) {
+        *messages += "; ";
+    }
+    *messages += message;
 }
 
 TetMesh read_vtk(const std::string& path, bool xml) {
@@ -1188,13 +1193,23 @@ TetMesh read_vtk(const std::string& path, bool xml) {
     vtkNew<vtkCallbackCommand> observer;
     observer->SetCallback(&collect_vtk_error);
     observer->SetClientData(&errors);
+    // The pipeline reports a failed reader once more, with a dump of its request; keep that apart and
+    // use it only when the reader itself said nothing.
+    std::string pipeline_errors;
+    vtkNew<vtkCallbackCommand> pipeline_observer;
+    pipeline_observer->SetCallback(&collect_vtk_error);
+    pipeline_observer->SetClientData(&pipeline_errors);
 
     vtkUnstructuredGrid* grid = nullptr;
     vtkNew<vtkXMLUnstructuredGridReader> xml_reader;
     vtkNew<vtkUnstructuredGridReader> legacy_reader;
+    vtkAlgorithm* reader =
+        xml ? static_cast<vtkAlgorithm*>(xml_reader) : static_cast<vtkAlgorithm*>(legacy_reader);
+    reader->AddObserver(vtkCommand::ErrorEvent, observer);
+    reader->AddObserver(vtkCommand::WarningEvent, observer);
+    reader->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline_observer);
+    reader->GetExecutive()->AddObserver(vtkCommand::WarningEvent, pipeline_observer);
     if (xml) {
-        xml_reader->AddObserver(vtkCommand::ErrorEvent, observer);
-        xml_reader->AddObserver(vtkCommand::WarningEvent, observer);
         xml_reader->SetReaderErrorObserver(observer);
         xml_reader->SetParserErrorObserver(observer);
         if (xml_reader->CanReadFile(path.c_str()) == 0) {
@@ -1206,8 +1221,6 @@ TetMesh read_vtk(const std::string& path, bool xml) {
         xml_reader->Update();
         grid = xml_reader->GetOutput();
     } else {
-        legacy_reader->AddObserver(vtkCommand::ErrorEvent, observer);
-        legacy_reader->AddObserver(vtkCommand::WarningEvent, observer);
         legacy_reader->SetFileName(path.c_str());
         if (legacy_reader->IsFileUnstructuredGrid() == 0) {
             fail(path, "header",
@@ -1217,6 +1230,9 @@ TetMesh read_vtk(const std::string& path, bool xml) {
         }
         legacy_reader->Update();
         grid = legacy_reader->GetOutput();
+    }
+    if (errors.empty()) {
+        errors = pipeline_errors;
     }
     if (!errors.empty()) {
         fail(path, "VTK reader", errors, k_reexport_fix);
@@ -1295,8 +1311,9 @@ TriMesh read_obj(const std::string& path) {
         const std::string where = at_line(cur.line());
         if (tokens[0] == "v") {
             Vec3 x;
-            if (tokens.size() < 4 || tokens.size() > 5 || !parse_double(tokens[1], x[0]) ||
-                !parse_double(tokens[2], x[1]) || !parse_double(tokens[3], x[2])) {
+            // Extra values after x y z (a w weight or per-vertex colours) are ignored.
+            if (tokens.size() < 4 || !parse_double(tokens[1], x[0]) || !parse_double(tokens[2], x[1]) ||
+                !parse_double(tokens[3], x[2])) {
                 fail(path, where, "expected a vertex 'v x y z', found " + quoted(line), k_reexport_fix);
             }
             mesh.nodes.push_back(x);

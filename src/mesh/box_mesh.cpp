@@ -56,12 +56,15 @@ TetMesh make_box_mesh(const Vec3& min, const Vec3& max, const std::array<int, 3>
     for (std::int64_t k = 0; k <= nz; ++k) {
         for (std::int64_t j = 0; j <= ny; ++j) {
             for (std::int64_t i = 0; i <= nx; ++i) {
-                // Interpolate from both ends so the last layer lands exactly on max.
-                const double s[3] = {static_cast<double>(i) / nx, static_cast<double>(j) / ny,
-                                     static_cast<double>(k) / nz};
+                // Multiply before dividing so grid lines at "round" fractions come out exact, and put
+                // the last layer exactly on max.
+                const std::int64_t index[3] = {i, j, k};
+                const std::int64_t count[3] = {nx, ny, nz};
                 Vec3 x;
                 for (int d = 0; d < 3; ++d) {
-                    x[d] = (1.0 - s[d]) * min[d] + s[d] * max[d];
+                    x[d] = index[d] == count[d] ? max[d]
+                                                : min[d] + (max[d] - min[d]) * static_cast<double>(index[d]) /
+                                                               static_cast<double>(count[d]);
                 }
                 mesh.nodes.push_back(x);
             }

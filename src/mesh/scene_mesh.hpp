@@ -30,7 +30,9 @@ struct SceneMesh {
     Vec3 bbox_min{}, bbox_max{};                ///< bounding box of all body nodes
 };
 
-/// Read or generate every body's mesh, apply scale → rotate → translate, select fixed and moving nodes,
+/// Read or generate every body's mesh, apply scale → rotate → translate, select fixed and moving nodes
+/// (selectors apply in order, `fixed` first, then `moving`: a node in both moves; a selector that
+/// catches no node is an error),
 /// read obstacle meshes, and validate: every tet must have positive volume. Throws InputError naming
 /// the body, its mesh file, the tet and the fix. Host, serial (called on rank 0).
 SceneMesh build_scene_mesh(const io::Scene& scene);

@@ -8,14 +8,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -470,7 +467,7 @@ TEST_F(MeshReaderTest, LegacyVtkSkipsSurfaceCells) {
 TEST_F(MeshReaderTest, ObjFanTriangulatesAndResolvesNegativeIndices) {
     const std::string text =
         "# square and a tip\nmtllib none.mtl\no thing\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
-        "vt 0 0\nvn 0 0 1\ns off\nf 1/1/1 2/1/1 3/1/1 4/1/1\nv 0.5 0.5 1 1.0\n"
+        "vt 0 0\nvn 0 0 1\ns off\nf 1/1/1 2/1/1 3/1/1 4/1/1\nv 0.5 0.5 1 0.2 0.3 0.4\n"
         "f -1 -5 -4\nf 2//1 3//1 5//1\n";
     const intact::TriMesh mesh = read_triangle_mesh(write("shape.obj", text));
     ASSERT_EQ(mesh.nodes.size(), 5u);

@@ -124,7 +124,7 @@ void expect_closed_outward_surface(const TetMesh& mesh, const Surface& surface) 
             ++faces_per_edge[{std::min(a, b), std::max(a, b)}];
         }
     }
-    EXPECT_EQ(surface.edges, std::vector<std::array<int, 2>>(edge_set.begin(), edge_set.end()));
+    EXPECT_EQ(surface.edges, (std::vector<std::array<int, 2>>(edge_set.begin(), edge_set.end())));
     EXPECT_EQ(surface.vertices, std::vector<int>(vertex_set.begin(), vertex_set.end()));
     for (const auto& [edge, count] : faces_per_edge) {
         EXPECT_EQ(count, 2) << "edge " << edge[0] << "-" << edge[1];
