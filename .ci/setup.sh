@@ -52,8 +52,13 @@ kokkos_source() {
     if ! compgen -G "/etc/apt/sources.list.d/*" >/dev/null ||
       ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
       say "adding a deb-src entry mirroring Debian's source list"
-      sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-        >/etc/apt/sources.list.d/intact-debian-src.sources
+      if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+        sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+          >/etc/apt/sources.list.d/intact-debian-src.sources
+      else
+        sed -n -e 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list \
+          >/etc/apt/sources.list.d/intact-debian-src.list
+      fi
     fi
     if ! ls "$deps"/src/trilinos_*.orig.tar.* >/dev/null 2>&1; then
       say "fetching Debian's trilinos source package (Kokkos lives in packages/kokkos)"

@@ -16,9 +16,15 @@ template <class T> T allreduce(MPI_Comm comm, T value, MPI_Datatype type, MPI_Op
 
 } // namespace
 
-double allreduce_sum(MPI_Comm comm, double value) { return allreduce(comm, value, MPI_DOUBLE, MPI_SUM); }
-double allreduce_min(MPI_Comm comm, double value) { return allreduce(comm, value, MPI_DOUBLE, MPI_MIN); }
-double allreduce_max(MPI_Comm comm, double value) { return allreduce(comm, value, MPI_DOUBLE, MPI_MAX); }
+double allreduce_sum(MPI_Comm comm, double value) {
+    return allreduce(comm, value, MPI_DOUBLE, MPI_SUM);
+}
+double allreduce_min(MPI_Comm comm, double value) {
+    return allreduce(comm, value, MPI_DOUBLE, MPI_MIN);
+}
+double allreduce_max(MPI_Comm comm, double value) {
+    return allreduce(comm, value, MPI_DOUBLE, MPI_MAX);
+}
 std::int64_t allreduce_sum(MPI_Comm comm, std::int64_t value) {
     return allreduce(comm, value, MPI_INT64_T, MPI_SUM);
 }

@@ -69,10 +69,12 @@ private:
         const auto send_size = static_cast<std::size_t>(m_plan->num_send()) * static_cast<std::size_t>(width);
         const auto recv_size = static_cast<std::size_t>(m_plan->num_recv()) * static_cast<std::size_t>(width);
         if (m_send.extent(0) < send_size) {
-            m_send = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::comm::halo_send"), send_size);
+            m_send = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::comm::halo_send"),
+                                 send_size);
         }
         if (m_recv.extent(0) < recv_size) {
-            m_recv = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::comm::halo_recv"), recv_size);
+            m_recv = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::comm::halo_recv"),
+                                 recv_size);
         }
     }
 

@@ -22,7 +22,9 @@ Kokkos::View<int*, MemSpace> to_device(const std::string& label, const std::vect
 
 } // namespace
 
-HaloPlan::HaloPlan(MPI_Comm comm, int num_owned, const std::vector<GlobalId>& local_global_ids,
+HaloPlan::HaloPlan(MPI_Comm comm,
+                   int num_owned,
+                   const std::vector<GlobalId>& local_global_ids,
                    const std::vector<int>& ghost_owners)
     : m_comm(comm), m_num_owned(num_owned), m_num_local(static_cast<int>(local_global_ids.size())) {
     int rank = 0;
@@ -69,8 +71,9 @@ HaloPlan::HaloPlan(MPI_Comm comm, int num_owned, const std::vector<GlobalId>& lo
     }
     const int total_send = send_displs.back() + send_counts.back();
     std::vector<GlobalId> wanted(static_cast<std::size_t>(total_send));
-    INTACT_CHECK_MPI(MPI_Alltoallv(request_ids.data(), request_counts.data(), request_displs.data(), MPI_INT64_T,
-                                   wanted.data(), send_counts.data(), send_displs.data(), MPI_INT64_T, comm));
+    INTACT_CHECK_MPI(MPI_Alltoallv(request_ids.data(), request_counts.data(), request_displs.data(),
+                                   MPI_INT64_T, wanted.data(), send_counts.data(), send_displs.data(),
+                                   MPI_INT64_T, comm));
 
     // 3. Translate requested global ids into our owned local indices.
     std::unordered_map<GlobalId, int> owned_index;
@@ -87,10 +90,11 @@ HaloPlan::HaloPlan(MPI_Comm comm, int num_owned, const std::vector<GlobalId>& lo
         }
         m_send_ranks.push_back(r);
         for (int k = 0; k < count; ++k) {
-            const GlobalId gid = wanted[static_cast<std::size_t>(send_displs[static_cast<std::size_t>(r)] + k)];
+            const GlobalId gid =
+                wanted[static_cast<std::size_t>(send_displs[static_cast<std::size_t>(r)] + k)];
             const auto it = owned_index.find(gid);
-            INTACT_REQUIRE(it != owned_index.end(),
-                           "rank " << r << " asks rank " << rank << " for global id " << gid << ", not owned here");
+            INTACT_REQUIRE(it != owned_index.end(), "rank " << r << " asks rank " << rank << " for global id "
+                                                            << gid << ", not owned here");
             send_ids.push_back(it->second);
         }
         m_send_offsets.push_back(static_cast<int>(send_ids.size()));

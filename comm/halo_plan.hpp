@@ -21,7 +21,9 @@ public:
     /// @param num_owned number of owned entries on this rank (they come first in local arrays)
     /// @param local_global_ids global id of every local entry (owned, then ghosts); size num_local
     /// @param ghost_owners owner rank of every ghost; size num_local - num_owned
-    HaloPlan(MPI_Comm comm, int num_owned, const std::vector<GlobalId>& local_global_ids,
+    HaloPlan(MPI_Comm comm,
+             int num_owned,
+             const std::vector<GlobalId>& local_global_ids,
              const std::vector<int>& ghost_owners);
 
     MPI_Comm comm() const { return m_comm; }

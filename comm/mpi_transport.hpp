@@ -32,8 +32,10 @@ public:
 
     /// Send `send` blocks to the plan's send ranks and fill `recv` blocks from its receive ranks.
     /// `width` values per entry. Blocks until the data has arrived in `recv`. Collective among neighbours.
-    void exchange(const HaloPlan& plan, const Kokkos::View<double*, MemSpace>& send,
-                  const Kokkos::View<double*, MemSpace>& recv, int width) {
+    void exchange(const HaloPlan& plan,
+                  const Kokkos::View<double*, MemSpace>& send,
+                  const Kokkos::View<double*, MemSpace>& recv,
+                  int width) {
         const auto send_host = stage(m_send_host, send);
         const auto recv_host = stage(m_recv_host, recv);
         if (send_host.data() != send.data()) {
@@ -57,7 +59,8 @@ public:
                                        (so[k + 1] - so[k]) * width, MPI_DOUBLE, sr[k], tag, m_comm,
                                        &m_requests.back()));
         }
-        INTACT_CHECK_MPI(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE));
+        INTACT_CHECK_MPI(
+            MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE));
         if (recv_host.data() != recv.data()) {
             Kokkos::deep_copy(recv, recv_host);
         }

@@ -27,8 +27,10 @@ NcclTransport::~NcclTransport() {
     }
 }
 
-void NcclTransport::exchange(const HaloPlan& plan, const Kokkos::View<double*, MemSpace>& send,
-                             const Kokkos::View<double*, MemSpace>& recv, int width) {
+void NcclTransport::exchange(const HaloPlan& plan,
+                             const Kokkos::View<double*, MemSpace>& send,
+                             const Kokkos::View<double*, MemSpace>& recv,
+                             int width) {
     const cudaStream_t stream = ExecSpace().cuda_stream();
     const auto& rr = plan.recv_ranks();
     const auto& ro = plan.recv_offsets();
@@ -37,13 +39,13 @@ void NcclTransport::exchange(const HaloPlan& plan, const Kokkos::View<double*, M
     INTACT_CHECK_NCCL(ncclGroupStart());
     for (std::size_t k = 0; k < rr.size(); ++k) {
         INTACT_CHECK_NCCL(ncclRecv(recv.data() + static_cast<std::size_t>(ro[k]) * width,
-                                   static_cast<std::size_t>(ro[k + 1] - ro[k]) * width, ncclDouble, rr[k], m_comm,
-                                   stream));
+                                   static_cast<std::size_t>(ro[k + 1] - ro[k]) * width, ncclDouble, rr[k],
+                                   m_comm, stream));
     }
     for (std::size_t k = 0; k < sr.size(); ++k) {
         INTACT_CHECK_NCCL(ncclSend(send.data() + static_cast<std::size_t>(so[k]) * width,
-                                   static_cast<std::size_t>(so[k + 1] - so[k]) * width, ncclDouble, sr[k], m_comm,
-                                   stream));
+                                   static_cast<std::size_t>(so[k + 1] - so[k]) * width, ncclDouble, sr[k],
+                                   m_comm, stream));
     }
     INTACT_CHECK_NCCL(ncclGroupEnd());
 }

@@ -23,8 +23,10 @@ public:
     static constexpr const char* name() { return "nccl"; }
 
     /// Same contract as MpiTransport::exchange; buffers are device memory. Collective among neighbours.
-    void exchange(const HaloPlan& plan, const Kokkos::View<double*, MemSpace>& send,
-                  const Kokkos::View<double*, MemSpace>& recv, int width);
+    void exchange(const HaloPlan& plan,
+                  const Kokkos::View<double*, MemSpace>& send,
+                  const Kokkos::View<double*, MemSpace>& recv,
+                  int width);
 
 private:
     ncclComm_t m_comm = nullptr;
@@ -33,11 +35,11 @@ private:
 } // namespace intact::comm
 
 /// Check the result of an NCCL call; end the job with NCCL's own description on failure.
-#define INTACT_CHECK_NCCL(call)                                                                             \
-    do {                                                                                                    \
-        const ncclResult_t intact_nccl_result = (call);                                                     \
-        if (intact_nccl_result != ncclSuccess) {                                                            \
-            ::intact::abort_job(std::string(#call " failed: ") + ncclGetErrorString(intact_nccl_result),    \
-                                __FILE__, __LINE__);                                                        \
-        }                                                                                                   \
+#define INTACT_CHECK_NCCL(call)                                                                              \
+    do {                                                                                                     \
+        const ncclResult_t intact_nccl_result = (call);                                                      \
+        if (intact_nccl_result != ncclSuccess) {                                                             \
+            ::intact::abort_job(std::string(#call " failed: ") + ncclGetErrorString(intact_nccl_result),     \
+                                __FILE__, __LINE__);                                                         \
+        }                                                                                                    \
     } while (false)

@@ -3,7 +3,8 @@
 // Sample runs:
 //   mpirun -n 2 intact run inputs/default.json --output out/default
 //   srun -n 8 intact run scene.json --set time.dt=0.005 --set output.every=10
-//   intact partition scene.json -n 8 --output scene.8.part     (then: intact run scene.json --partition scene.8.part)
+//   intact partition scene.json -n 8 --output scene.8.part     (then: intact run scene.json --partition
+//   scene.8.part)
 //
 // Steps of `intact run`:
 //   1. start MPI and Kokkos, print the rank -> host/device map;
@@ -11,13 +12,13 @@
 //   3. build, partition and distribute the mesh; build the halo plan; prepare the output folder;
 //   4. write the initial state (time stepping arrives with the elasticity solver).
 // Input errors stop every rank with one message naming the file, the key and the fix, exit status 2.
-#include "partition/dual_graph.hpp"
-#include "partition/metis_partitioner.hpp"
-#include "partition/partition_file.hpp"
-#include "partition/partition_stats.hpp"
-#include "partition/ownership.hpp"
 #include "comm/collectives.hpp"
 #include "intact/config.hpp"
+#include "partition/dual_graph.hpp"
+#include "partition/metis_partitioner.hpp"
+#include "partition/ownership.hpp"
+#include "partition/partition_file.hpp"
+#include "partition/partition_stats.hpp"
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
 #include "src/core/runtime.hpp"
@@ -44,7 +45,8 @@ const char* usage_text =
     "  intact --version | --help\n"
     "\n"
     "run        simulate SCENE.json on all MPI ranks; results in DIR (default: the scene's output.dir)\n"
-    "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set bodies.0.velocity=[0,0,-1]\n"
+    "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set "
+    "bodies.0.velocity=[0,0,-1]\n"
     "           --partition uses a partition written by `intact partition` instead of running METIS\n"
     "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
     "           with METIS and write them to FILE (default: <input>.part.<P>)\n";
@@ -136,7 +138,8 @@ int partition(const Arguments& args, MPI_Comm comm, int rank) {
     std::string error;
     if (rank == 0) {
         try {
-            const bool is_scene = args.input.size() > 5 && args.input.substr(args.input.size() - 5) == ".json";
+            const bool is_scene =
+                args.input.size() > 5 && args.input.substr(args.input.size() - 5) == ".json";
             intact::TetMesh mesh;
             if (is_scene) {
                 mesh = intact::build_scene_mesh(intact::io::load_scene(args.input, args.overrides)).mesh;
@@ -183,8 +186,8 @@ int main(int argc, char** argv) {
             intact::log::info() << usage_text;
         } else if (args.command == "--version") {
             intact::log::info() << "intact " << INTACT_VERSION << " (Kokkos " << KOKKOS_VERSION << ", "
-                                << Kokkos::DefaultExecutionSpace::name() << (INTACT_ENABLE_NCCL ? ", NCCL" : "")
-                                << ")";
+                                << Kokkos::DefaultExecutionSpace::name()
+                                << (INTACT_ENABLE_NCCL ? ", NCCL" : "") << ")";
         } else if (args.command == "run") {
             const std::string placement = runtime.placement_report();
             intact::log::info() << "intact " << INTACT_VERSION << " on " << runtime.size() << " rank(s):\n"
@@ -199,7 +202,8 @@ int main(int argc, char** argv) {
     } catch (const intact::InputError& error) {
         // Every rank reaches here with the same message (agreed collectively upstream) and prints it, so
         // each rank's log says why it stopped; no MPI_Abort, no core dump, finished output untouched.
-        std::fprintf(stderr, "intact: error (rank %d of %d): %s\n", runtime.rank(), runtime.size(), error.what());
+        std::fprintf(stderr, "intact: error (rank %d of %d): %s\n", runtime.rank(), runtime.size(),
+                     error.what());
         status = exit_input;
     }
     return status;

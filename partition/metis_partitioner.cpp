@@ -20,8 +20,8 @@ bool is_connected(const CsrGraph& graph) {
     while (!stack.empty()) {
         const int v = stack.back();
         stack.pop_back();
-        for (int k = graph.offsets[static_cast<std::size_t>(v)]; k < graph.offsets[static_cast<std::size_t>(v) + 1];
-             ++k) {
+        for (int k = graph.offsets[static_cast<std::size_t>(v)];
+             k < graph.offsets[static_cast<std::size_t>(v) + 1]; ++k) {
             const int w = graph.neighbors[static_cast<std::size_t>(k)];
             if (!seen[static_cast<std::size_t>(w)]) {
                 seen[static_cast<std::size_t>(w)] = 1;
@@ -35,7 +35,8 @@ bool is_connected(const CsrGraph& graph) {
 
 std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     const int n = graph.num_vertices();
-    INTACT_REQUIRE(num_parts >= 1 && num_parts <= n, "cannot split " << n << " elements into " << num_parts << " parts");
+    INTACT_REQUIRE(num_parts >= 1 && num_parts <= n,
+                   "cannot split " << n << " elements into " << num_parts << " parts");
     if (num_parts == 1) {
         return std::vector<int>(static_cast<std::size_t>(n), 0);
     }
@@ -54,8 +55,8 @@ std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     options[METIS_OPTION_NUMBERING] = 0;
     options[METIS_OPTION_CONTIG] = is_connected(graph) ? 1 : 0;
 
-    const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr,
-                                           &nparts, nullptr, nullptr, options, &objval, part.data());
+    const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                                           nullptr, &nparts, nullptr, nullptr, options, &objval, part.data());
     INTACT_REQUIRE(status == METIS_OK, "METIS_PartGraphKway failed with status " << status);
     return std::vector<int>(part.begin(), part.end());
 }

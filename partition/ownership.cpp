@@ -6,8 +6,8 @@
 
 namespace intact::partition {
 
-std::vector<int> node_owners(const std::vector<std::array<int, 4>>& tets, const std::vector<int>& parts,
-                             int num_nodes) {
+std::vector<int>
+node_owners(const std::vector<std::array<int, 4>>& tets, const std::vector<int>& parts, int num_nodes) {
     INTACT_REQUIRE(parts.size() == tets.size(), parts.size() << " parts for " << tets.size() << " elements");
     std::vector<int> owner(static_cast<std::size_t>(num_nodes), -1);
     for (std::size_t e = 0; e < tets.size(); ++e) {
@@ -23,7 +23,8 @@ std::vector<int> node_owners(const std::vector<std::array<int, 4>>& tets, const 
 }
 
 std::vector<RankLayout> build_rank_layouts(const std::vector<std::array<int, 4>>& tets,
-                                           const std::vector<int>& parts, const std::vector<int>& owners,
+                                           const std::vector<int>& parts,
+                                           const std::vector<int>& owners,
                                            int num_parts) {
     // Local elements of part p: its own, plus every element touching a node that p owns.
     std::vector<std::vector<GlobalId>> owned_elements(static_cast<std::size_t>(num_parts));

@@ -15,21 +15,22 @@
 namespace intact::partition {
 
 /// Owner part of every node (size num_nodes). A node no element refers to is an error (ends the job).
-std::vector<int> node_owners(const std::vector<std::array<int, 4>>& tets, const std::vector<int>& parts,
-                             int num_nodes);
+std::vector<int>
+node_owners(const std::vector<std::array<int, 4>>& tets, const std::vector<int>& parts, int num_nodes);
 
 /// What one rank keeps, as global ids.
 struct RankLayout {
-    std::vector<GlobalId> nodes;     ///< owned nodes (ascending), then ghost nodes (ascending)
+    std::vector<GlobalId> nodes; ///< owned nodes (ascending), then ghost nodes (ascending)
     int num_owned_nodes = 0;
-    std::vector<int> ghost_owners;   ///< owner of each ghost node (size nodes.size() - num_owned_nodes)
-    std::vector<GlobalId> elements;  ///< owned elements (ascending), then ghost elements (ascending)
+    std::vector<int> ghost_owners;  ///< owner of each ghost node (size nodes.size() - num_owned_nodes)
+    std::vector<GlobalId> elements; ///< owned elements (ascending), then ghost elements (ascending)
     int num_owned_elements = 0;
 };
 
 /// The layout of every part. Host, serial, O(E log E).
 std::vector<RankLayout> build_rank_layouts(const std::vector<std::array<int, 4>>& tets,
-                                           const std::vector<int>& parts, const std::vector<int>& owners,
+                                           const std::vector<int>& parts,
+                                           const std::vector<int>& owners,
                                            int num_parts);
 
 } // namespace intact::partition

@@ -29,7 +29,8 @@ void write_partition_file(const std::string& path, const std::vector<int>& parts
     }
 }
 
-std::vector<int> read_partition_file(const std::string& path, long long expected_elements, int expected_parts) {
+std::vector<int>
+read_partition_file(const std::string& path, long long expected_elements, int expected_parts) {
     std::ifstream in(path);
     if (!in) {
         throw InputError("cannot open partition file '" + path + "': " + std::strerror(errno) +
@@ -52,9 +53,10 @@ std::vector<int> read_partition_file(const std::string& path, long long expected
                          "; fix: partition this scene again with `intact partition`");
     }
     if (parts != expected_parts) {
-        throw InputError("partition file '" + path + "' has " + std::to_string(parts) + " parts, the job has " +
-                         std::to_string(expected_parts) + " ranks; fix: run with " + std::to_string(parts) +
-                         " ranks or partition again with -n " + std::to_string(expected_parts));
+        throw InputError("partition file '" + path + "' has " + std::to_string(parts) +
+                         " parts, the job has " + std::to_string(expected_parts) + " ranks; fix: run with " +
+                         std::to_string(parts) + " ranks or partition again with -n " +
+                         std::to_string(expected_parts));
     }
     std::vector<int> result(static_cast<std::size_t>(elements));
     for (long long e = 0; e < elements; ++e) {

@@ -20,6 +20,7 @@ void write_partition_file(const std::string& path, const std::vector<int>& parts
 
 /// Read a partition file and check it matches the mesh (element count) and the job (part count).
 /// Throws InputError naming the file and the mismatch.
-std::vector<int> read_partition_file(const std::string& path, long long expected_elements, int expected_parts);
+std::vector<int>
+read_partition_file(const std::string& path, long long expected_elements, int expected_parts);
 
 } // namespace intact::partition

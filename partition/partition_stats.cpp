@@ -6,8 +6,10 @@
 
 namespace intact::partition {
 
-PartitionStats compute_partition_stats(const CsrGraph& graph, const std::vector<std::array<int, 4>>& tets,
-                                       const std::vector<int>& parts, const std::vector<int>& owners,
+PartitionStats compute_partition_stats(const CsrGraph& graph,
+                                       const std::vector<std::array<int, 4>>& tets,
+                                       const std::vector<int>& parts,
+                                       const std::vector<int>& owners,
                                        int num_parts) {
     PartitionStats stats;
     stats.num_parts = num_parts;
@@ -28,7 +30,8 @@ PartitionStats compute_partition_stats(const CsrGraph& graph, const std::vector<
     stats.max_elements = *emax;
     stats.min_nodes = *nmin;
     stats.max_nodes = *nmax;
-    stats.element_imbalance = static_cast<double>(*emax) * num_parts / std::max(1.0, double(stats.num_elements));
+    stats.element_imbalance =
+        static_cast<double>(*emax) * num_parts / std::max(1.0, double(stats.num_elements));
     stats.node_imbalance = static_cast<double>(*nmax) * num_parts / std::max(1.0, double(stats.num_nodes));
     stats.empty_parts = static_cast<int>(std::count(elements.begin(), elements.end(), 0LL));
 
@@ -44,8 +47,8 @@ PartitionStats compute_partition_stats(const CsrGraph& graph, const std::vector<
     stats.interface_nodes = std::count(interface.begin(), interface.end(), 1);
 
     for (int v = 0; v < graph.num_vertices(); ++v) {
-        for (int k = graph.offsets[static_cast<std::size_t>(v)]; k < graph.offsets[static_cast<std::size_t>(v) + 1];
-             ++k) {
+        for (int k = graph.offsets[static_cast<std::size_t>(v)];
+             k < graph.offsets[static_cast<std::size_t>(v) + 1]; ++k) {
             const int w = graph.neighbors[static_cast<std::size_t>(k)];
             if (v < w && parts[static_cast<std::size_t>(v)] != parts[static_cast<std::size_t>(w)]) {
                 ++stats.edge_cut;
@@ -60,8 +63,8 @@ std::string describe(const PartitionStats& s) {
     out << std::fixed << std::setprecision(3);
     out << "partition: " << s.num_parts << " parts, " << s.num_elements << " elements, " << s.num_nodes
         << " nodes\n";
-    out << "  elements per part  " << s.min_elements << " .. " << s.max_elements
-        << "  (imbalance " << s.element_imbalance << ")\n";
+    out << "  elements per part  " << s.min_elements << " .. " << s.max_elements << "  (imbalance "
+        << s.element_imbalance << ")\n";
     out << "  owned nodes / part " << s.min_nodes << " .. " << s.max_nodes << "  (imbalance "
         << s.node_imbalance << ")\n";
     out << "  interface nodes    " << s.interface_nodes << "\n";

@@ -53,7 +53,8 @@ template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
 } // namespace
 
 Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir)
-    : m_comm(comm), m_scene(std::move(scene)), m_output_dir(output_dir.empty() ? m_scene.output_dir : output_dir) {
+    : m_comm(comm), m_scene(std::move(scene)),
+      m_output_dir(output_dir.empty() ? m_scene.output_dir : output_dir) {
     Kokkos::Timer timer;
     MPI_Comm_rank(comm, &m_rank);
     MPI_Comm_size(comm, &m_size);
@@ -68,8 +69,8 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         if (elements < m_size) {
             throw InputError(io::input_error_message(
                 m_scene.file, "bodies",
-                "the scene has " + std::to_string(elements) + " tetrahedra but the job has " + std::to_string(m_size) +
-                    " ranks (every rank needs at least one element)",
+                "the scene has " + std::to_string(elements) + " tetrahedra but the job has " +
+                    std::to_string(m_size) + " ranks (every rank needs at least one element)",
                 "run with at most " + std::to_string(elements) + " ranks, or refine the meshes"));
         }
         const auto graph = partition::build_element_dual_graph(scene_mesh.mesh.tets);
@@ -78,14 +79,15 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         } else {
             parts = partition::read_partition_file(m_scene.partition_file, elements, m_size);
         }
-        const auto owners =
-            partition::node_owners(scene_mesh.mesh.tets, parts, static_cast<int>(scene_mesh.mesh.nodes.size()));
+        const auto owners = partition::node_owners(scene_mesh.mesh.tets, parts,
+                                                   static_cast<int>(scene_mesh.mesh.nodes.size()));
         log::info() << partition::describe(
             partition::compute_partition_stats(graph, scene_mesh.mesh.tets, parts, owners, m_size));
         const Vec3 lo = scene_mesh.bbox_min;
         const Vec3 hi = scene_mesh.bbox_max;
         const double diagonal =
-            std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+            std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
         dhat = m_scene.contact.dhat ? *m_scene.contact.dhat : m_scene.contact.dhat_relative * diagonal;
     });
     INTACT_CHECK_MPI(MPI_Bcast(&dhat, 1, MPI_DOUBLE, 0, comm));
@@ -126,7 +128,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                 << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
 }
 
-std::string Simulation::pvd_path() const { return m_vtk->pvd_path(); }
+std::string Simulation::pvd_path() const {
+    return m_vtk->pvd_path();
+}
 
 void Simulation::run() {
     Kokkos::Timer timer;

@@ -15,8 +15,9 @@ public:
     explicit RankFailurePrinter(int rank) : m_rank(rank) {}
     void OnTestPartResult(const ::testing::TestPartResult& result) override {
         if (result.failed()) {
-            std::fprintf(stderr, "[rank %d] %s:%d: %s\n", m_rank, result.file_name() ? result.file_name() : "?",
-                         result.line_number(), result.summary());
+            std::fprintf(stderr, "[rank %d] %s:%d: %s\n", m_rank,
+                         result.file_name() ? result.file_name() : "?", result.line_number(),
+                         result.summary());
         }
     }
 

@@ -13,7 +13,8 @@ inline nlohmann::json box_scene(int nx = 4, int ny = 3, int nz = 2) {
         "bodies": [{
             "name": "block",
             "mesh": {"box": {"min": [0, 0, 0], "max": [1, 0.75, 0.5], "cells": [)" +
-                                 std::to_string(nx) + "," + std::to_string(ny) + "," + std::to_string(nz) + R"(]}},
+                                 std::to_string(nx) + "," + std::to_string(ny) + "," + std::to_string(nz) +
+                                 R"(]}},
             "material": {"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3, "density": 1000}
         }]
     })");

@@ -30,30 +30,31 @@ std::string mpi_error_string(int code);
 } // namespace intact
 
 /// Always on: end the job when `cond` is false. `msg` may use stream syntax: `"n = " << n`.
-#define INTACT_REQUIRE(cond, msg)                                                                           \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            std::ostringstream intact_require_stream;                                                       \
-            intact_require_stream << "requirement failed: " #cond ": " << msg;                              \
-            ::intact::abort_job(intact_require_stream.str(), __FILE__, __LINE__);                           \
-        }                                                                                                   \
+#define INTACT_REQUIRE(cond, msg)                                                                            \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            std::ostringstream intact_require_stream;                                                        \
+            intact_require_stream << "requirement failed: " #cond ": " << msg;                               \
+            ::intact::abort_job(intact_require_stream.str(), __FILE__, __LINE__);                            \
+        }                                                                                                    \
     } while (false)
 
 /// Debug builds only.
 #ifdef NDEBUG
-#define INTACT_ASSERT(cond, msg)                                                                            \
-    do {                                                                                                    \
+#define INTACT_ASSERT(cond, msg)                                                                             \
+    do {                                                                                                     \
     } while (false)
 #else
 #define INTACT_ASSERT(cond, msg) INTACT_REQUIRE(cond, msg)
 #endif
 
 /// Check the return code of an MPI call.
-#define INTACT_CHECK_MPI(call)                                                                              \
-    do {                                                                                                    \
-        const int intact_mpi_code = (call);                                                                 \
-        if (intact_mpi_code != MPI_SUCCESS) {                                                               \
-            ::intact::abort_job(std::string(#call " failed: ") + ::intact::mpi_error_string(intact_mpi_code), \
-                                __FILE__, __LINE__);                                                        \
-        }                                                                                                   \
+#define INTACT_CHECK_MPI(call)                                                                               \
+    do {                                                                                                     \
+        const int intact_mpi_code = (call);                                                                  \
+        if (intact_mpi_code != MPI_SUCCESS) {                                                                \
+            ::intact::abort_job(std::string(#call " failed: ") +                                             \
+                                    ::intact::mpi_error_string(intact_mpi_code),                             \
+                                __FILE__, __LINE__);                                                         \
+        }                                                                                                    \
     } while (false)

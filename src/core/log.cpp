@@ -8,8 +8,12 @@ namespace {
 int g_rank = 0;
 }
 
-void set_rank(int rank) { g_rank = rank; }
-int rank() { return g_rank; }
+void set_rank(int rank) {
+    g_rank = rank;
+}
+int rank() {
+    return g_rank;
+}
 
 Line::~Line() {
     const std::string text = m_text.str();

@@ -34,9 +34,17 @@ private:
     std::ostringstream m_text;
 };
 
-inline Line info() { return Line(Line::Kind::info); }
-inline Line all() { return Line(Line::Kind::all); }
-inline Line warn() { return Line(Line::Kind::warn); }
-inline Line error() { return Line(Line::Kind::error); }
+inline Line info() {
+    return Line(Line::Kind::info);
+}
+inline Line all() {
+    return Line(Line::Kind::all);
+}
+inline Line warn() {
+    return Line(Line::Kind::warn);
+}
+inline Line error() {
+    return Line(Line::Kind::error);
+}
 
 } // namespace intact::log

@@ -20,7 +20,8 @@ Runtime::Runtime(int& argc, char**& argv) {
 
     // Node-local rank: picks the GPU on CUDA builds.
     MPI_Comm node_comm;
-    INTACT_CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node_comm));
+    INTACT_CHECK_MPI(
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &node_comm));
     MPI_Comm_rank(node_comm, &m_local_rank);
     MPI_Comm_free(&node_comm);
     char host[MPI_MAX_PROCESSOR_NAME];

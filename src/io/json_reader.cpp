@@ -39,7 +39,9 @@ std::string show(const nlohmann::json& value) {
 
 } // namespace
 
-std::string input_error_message(const std::string& file, const std::string& key_path, const std::string& problem,
+std::string input_error_message(const std::string& file,
+                                const std::string& key_path,
+                                const std::string& problem,
                                 const std::string& fix) {
     std::ostringstream message;
     message << "scene '" << file << "'";
@@ -53,10 +55,14 @@ std::string input_error_message(const std::string& file, const std::string& key_
     return message.str();
 }
 
-JsonObject::JsonObject(const nlohmann::json& value, std::string file, std::string path, nlohmann::json& resolved)
+JsonObject::JsonObject(const nlohmann::json& value,
+                       std::string file,
+                       std::string path,
+                       nlohmann::json& resolved)
     : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_resolved(&resolved) {
     if (!value.is_object()) {
-        throw InputError(input_error_message(m_file, m_path, std::string("must be an object, got ") + type_name(value),
+        throw InputError(input_error_message(m_file, m_path,
+                                             std::string("must be an object, got ") + type_name(value),
                                              "write it as { \"key\": value, ... }"));
     }
     if (!m_resolved->is_object()) {
@@ -64,9 +70,13 @@ JsonObject::JsonObject(const nlohmann::json& value, std::string file, std::strin
     }
 }
 
-bool JsonObject::has(const std::string& key) const { return m_value->contains(key); }
+bool JsonObject::has(const std::string& key) const {
+    return m_value->contains(key);
+}
 
-std::string JsonObject::key_path(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+std::string JsonObject::key_path(const std::string& key) const {
+    return m_path.empty() ? key : m_path + "." + key;
+}
 
 void JsonObject::fail(const std::string& key, const std::string& problem, const std::string& fix) const {
     throw InputError(input_error_message(m_file, key_path(key), problem, fix));
@@ -115,7 +125,8 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
     } else if constexpr (std::is_same_v<T, std::array<int, 3>>) {
         if (!value.is_array() || value.size() != 3 || !value[0].is_number_integer() ||
             !value[1].is_number_integer() || !value[2].is_number_integer()) {
-            fail(key, std::string("must be an array of 3 integers, got ") + show(value), "write [nx, ny, nz]");
+            fail(key, std::string("must be an array of 3 integers, got ") + show(value),
+                 "write [nx, ny, nz]");
         }
         return std::array<int, 3>{value[0].get<int>(), value[1].get<int>(), value[2].get<int>()};
     } else {
@@ -125,7 +136,8 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
 
 template <class T> T JsonObject::required(const std::string& key) {
     if (!has(key)) {
-        fail(key, "is required but missing", "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
+        fail(key, "is required but missing",
+             "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
     }
     const T value = convert<T>(key, member(key));
     (*m_resolved)[key] = value;
@@ -138,8 +150,8 @@ template <class T> T JsonObject::optional(const std::string& key, const T& fallb
     return value;
 }
 
-#define INTACT_JSON_INSTANTIATE(T)                                                                          \
-    template T JsonObject::required<T>(const std::string&);                                                 \
+#define INTACT_JSON_INSTANTIATE(T)                                                                           \
+    template T JsonObject::required<T>(const std::string&);                                                  \
     template T JsonObject::optional<T>(const std::string&, const T&);
 INTACT_JSON_INSTANTIATE(double)
 INTACT_JSON_INSTANTIATE(int)
@@ -167,7 +179,8 @@ Vec3 JsonObject::optional_uniform_or_vec3(const std::string& key, double fallbac
 
 JsonObject JsonObject::object(const std::string& key) {
     if (!has(key)) {
-        fail(key, "is required but missing", "add \"" + key + "\": { ... } to " + (m_path.empty() ? "the scene" : m_path));
+        fail(key, "is required but missing",
+             "add \"" + key + "\": { ... } to " + (m_path.empty() ? "the scene" : m_path));
     }
     return JsonObject(member(key), m_file, key_path(key), (*m_resolved)[key]);
 }
@@ -214,7 +227,8 @@ void JsonObject::finish() const {
 void apply_override(nlohmann::json& document, const std::string& assignment, const std::string& file) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
-        throw InputError(input_error_message(file, "", "override '--set " + assignment + "' has no key=value form",
+        throw InputError(input_error_message(file, "",
+                                             "override '--set " + assignment + "' has no key=value form",
                                              "write --set time.dt=0.01"));
     }
     const std::string path = assignment.substr(0, eq);
@@ -228,7 +242,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment, con
     std::size_t start = 0;
     while (true) {
         const auto dot = path.find('.', start);
-        const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        const std::string part =
+            path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         walked += (walked.empty() ? "" : ".") + part;
         const bool last = dot == std::string::npos;
         if (part.empty()) {
@@ -240,8 +255,9 @@ void apply_override(nlohmann::json& document, const std::string& assignment, con
             const std::size_t index = numeric ? std::stoul(part) : node->size();
             if (!numeric || index >= node->size()) {
                 throw InputError(input_error_message(
-                    file, walked, "override index '" + part + "' is not an element of this array (size " +
-                                      std::to_string(node->size()) + ")",
+                    file, walked,
+                    "override index '" + part + "' is not an element of this array (size " +
+                        std::to_string(node->size()) + ")",
                     "use an index from 0 to " + std::to_string(node->size()) + " - 1"));
             }
             node = &(*node)[index];
@@ -250,7 +266,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment, con
                 *node = nlohmann::json::object();
             }
             if (!node->is_object()) {
-                throw InputError(input_error_message(file, walked, "override goes through a value that is not an object",
+                throw InputError(input_error_message(file, walked,
+                                                     "override goes through a value that is not an object",
                                                      "check the key path"));
             }
             node = &(*node)[part];

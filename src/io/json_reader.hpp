@@ -68,7 +68,9 @@ private:
 };
 
 /// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`.
-std::string input_error_message(const std::string& file, const std::string& key_path, const std::string& problem,
+std::string input_error_message(const std::string& file,
+                                const std::string& key_path,
+                                const std::string& problem,
                                 const std::string& fix);
 
 /// Apply one `--set key.path=value` override to a JSON document. Path parts are object keys or array

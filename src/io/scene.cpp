@@ -16,7 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void require_positive(const JsonObject& object, const std::string& key, double value, const std::string& fix) {
+void require_positive(const JsonObject& object,
+                      const std::string& key,
+                      double value,
+                      const std::string& fix) {
     if (!(value > 0.0)) {
         std::ostringstream problem;
         problem << "must be > 0, got " << value;
@@ -46,9 +49,10 @@ MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
     JsonObject mesh = owner.object("mesh");
     MeshSource source;
     if (mesh.has("file") == mesh.has("box")) {
-        mesh.fail("file", "give exactly one of \"file\" and \"box\"",
-                  "write \"mesh\": {\"file\": \"part.msh\"} or \"mesh\": {\"box\": {\"min\": [..], \"max\": [..], "
-                  "\"cells\": [nx, ny, nz]}}");
+        mesh.fail(
+            "file", "give exactly one of \"file\" and \"box\"",
+            "write \"mesh\": {\"file\": \"part.msh\"} or \"mesh\": {\"box\": {\"min\": [..], \"max\": [..], "
+            "\"cells\": [nx, ny, nz]}}");
     }
     if (mesh.has("file")) {
         source.file_as_written = mesh.required<std::string>("file");
@@ -67,7 +71,8 @@ MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
                          "give a box of positive size");
             }
             if (source.box_cells[i] < 1) {
-                box.fail("cells", "must be >= 1 on every axis", "give at least one cell per axis, e.g. [4, 4, 4]");
+                box.fail("cells", "must be >= 1 on every axis",
+                         "give at least one cell per axis, e.g. [4, 4, 4]");
             }
         }
     }
@@ -88,12 +93,14 @@ Material read_material(JsonObject& body) {
         object.fail("model", "unknown material model '" + material.model + "'", "use one of: " + list);
     }
     material.youngs_modulus = object.required<double>("youngs_modulus");
-    require_positive(object, "youngs_modulus", material.youngs_modulus, "give Young's modulus in Pa, e.g. 1e6");
+    require_positive(object, "youngs_modulus", material.youngs_modulus,
+                     "give Young's modulus in Pa, e.g. 1e6");
     material.poisson_ratio = object.required<double>("poisson_ratio");
     if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
         std::ostringstream problem;
         problem << "must be in (-1, 0.5), got " << material.poisson_ratio;
-        object.fail("poisson_ratio", problem.str(), "use a value such as 0.3 (0.5 is incompressible, not allowed)");
+        object.fail("poisson_ratio", problem.str(),
+                    "use a value such as 0.3 (0.5 is incompressible, not allowed)");
     }
     material.density = object.required<double>("density");
     require_positive(object, "density", material.density, "give the density in kg/m^3, e.g. 1000");
@@ -132,8 +139,9 @@ Body read_body(JsonObject& object, std::size_t index, const std::string& directo
 Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
     Obstacle obstacle;
     if (object.has("plane") == object.has("mesh")) {
-        object.fail("plane", "give exactly one of \"plane\" and \"mesh\"",
-                    "write {\"plane\": {\"point\": [..], \"normal\": [..]}} or {\"mesh\": {\"file\": \"x.obj\"}}");
+        object.fail(
+            "plane", "give exactly one of \"plane\" and \"mesh\"",
+            "write {\"plane\": {\"point\": [..], \"normal\": [..]}} or {\"mesh\": {\"file\": \"x.obj\"}}");
     }
     if (object.has("plane")) {
         JsonObject plane = object.object("plane");
@@ -141,11 +149,12 @@ Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
         obstacle.point = plane.required<Vec3>("point");
         obstacle.normal = plane.required<Vec3>("normal");
         plane.finish();
-        const double length = std::sqrt(obstacle.normal[0] * obstacle.normal[0] +
-                                        obstacle.normal[1] * obstacle.normal[1] +
-                                        obstacle.normal[2] * obstacle.normal[2]);
+        const double length =
+            std::sqrt(obstacle.normal[0] * obstacle.normal[0] + obstacle.normal[1] * obstacle.normal[1] +
+                      obstacle.normal[2] * obstacle.normal[2]);
         if (!(length > 0.0)) {
-            plane.fail("normal", "must not be the zero vector", "give the direction of the free side, e.g. [0, 0, 1]");
+            plane.fail("normal", "must not be the zero vector",
+                       "give the direction of the free side, e.g. [0, 0, 1]");
         }
         for (auto& c : obstacle.normal) {
             c /= length;
@@ -175,12 +184,14 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     scene.dt = time.required<double>("dt");
     require_positive(time, "dt", scene.dt, "give the time step in seconds, e.g. 0.01");
     if (time.has("end") == time.has("steps")) {
-        time.fail("end", "give exactly one of \"end\" (seconds) and \"steps\"", "write \"end\": 2.0 or \"steps\": 200");
+        time.fail("end", "give exactly one of \"end\" (seconds) and \"steps\"",
+                  "write \"end\": 2.0 or \"steps\": 200");
     }
     if (time.has("steps")) {
         scene.steps = time.required<int>("steps");
         if (scene.steps < 0) {
-            time.fail("steps", "must be >= 0, got " + std::to_string(scene.steps), "give a number of time steps");
+            time.fail("steps", "must be >= 0, got " + std::to_string(scene.steps),
+                      "give a number of time steps");
         }
     } else {
         const double end = time.required<double>("end");
@@ -196,7 +207,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
 
     auto bodies = root.objects("bodies");
     if (bodies.empty()) {
-        root.fail("bodies", "must list at least one body", "add \"bodies\": [ { \"mesh\": ..., \"material\": ... } ]");
+        root.fail("bodies", "must list at least one body",
+                  "add \"bodies\": [ { \"mesh\": ..., \"material\": ... } ]");
     }
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         scene.bodies.push_back(read_body(bodies[i], i, scene.directory));
@@ -224,10 +236,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
                      "give dhat as a fraction of the scene's bounding-box diagonal, e.g. 1e-3");
     scene.contact.friction = contact.optional<double>("friction", 0.0);
     if (!(scene.contact.friction >= 0.0)) {
-        contact.fail("friction", "must be >= 0", "give the Coulomb coefficient, e.g. 0.3 (0 for frictionless)");
+        contact.fail("friction", "must be >= 0",
+                     "give the Coulomb coefficient, e.g. 0.3 (0 for frictionless)");
     }
     scene.contact.epsv = contact.optional<double>("epsv", scene.contact.epsv);
-    require_positive(contact, "epsv", scene.contact.epsv, "give the friction smoothing velocity in m/s, e.g. 1e-3");
+    require_positive(contact, "epsv", scene.contact.epsv,
+                     "give the friction smoothing velocity in m/s, e.g. 1e-3");
     contact.finish();
 
     JsonObject integrator = root.optional_object("integrator");
@@ -241,8 +255,9 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     JsonObject solver = root.optional_object("solver");
     scene.solver = solver.optional<std::string>("type", scene.solver);
     if (scene.solver != "ipc") {
-        solver.fail("type", "unknown solver '" + scene.solver + "'",
-                    "use \"ipc\" (projected Newton on the incremental potential; the only solver in this version)");
+        solver.fail(
+            "type", "unknown solver '" + scene.solver + "'",
+            "use \"ipc\" (projected Newton on the incremental potential; the only solver in this version)");
     }
     solver.finish();
 
@@ -257,7 +272,8 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     }
     const std::string format = output.optional<std::string>("format", "binary");
     if (format != "binary" && format != "ascii") {
-        output.fail("format", "must be \"binary\" or \"ascii\", got '" + format + "'", "use \"binary\" (smaller, faster)");
+        output.fail("format", "must be \"binary\" or \"ascii\", got '" + format + "'",
+                    "use \"binary\" (smaller, faster)");
     }
     scene.output_binary = format == "binary";
     output.finish();

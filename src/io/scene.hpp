@@ -35,8 +35,8 @@ struct MovingSelector {
 
 /// Constitutive model names accepted by `material.model`.
 inline const std::vector<std::string>& material_models() {
-    static const std::vector<std::string> names{"neo_hookean", "stable_neo_hookean", "fixed_corotated", "stvk",
-                                                "linear"};
+    static const std::vector<std::string> names{"neo_hookean", "stable_neo_hookean", "fixed_corotated",
+                                                "stvk", "linear"};
     return names;
 }
 
@@ -49,7 +49,7 @@ struct Material {
 
 /// Where a body's tetrahedra come from: a file, or the built-in box generator.
 struct MeshSource {
-    std::string file;  ///< absolute or relative to the working directory (resolved from the scene's folder)
+    std::string file; ///< absolute or relative to the working directory (resolved from the scene's folder)
     std::string file_as_written; ///< as in the scene, for messages
     bool is_box = false;
     Vec3 box_min{}, box_max{};
@@ -59,11 +59,11 @@ struct MeshSource {
 struct Body {
     std::string name;
     MeshSource mesh;
-    Vec3 scale{1.0, 1.0, 1.0};   ///< per axis, applied first
-    Vec3 rotate_deg{};           ///< Euler angles in degrees about x, then y, then z, applied second
-    Vec3 translate{};            ///< metres, applied last
+    Vec3 scale{1.0, 1.0, 1.0}; ///< per axis, applied first
+    Vec3 rotate_deg{};         ///< Euler angles in degrees about x, then y, then z, applied second
+    Vec3 translate{};          ///< metres, applied last
     Material material;
-    Vec3 velocity{};             ///< initial velocity, m/s
+    Vec3 velocity{}; ///< initial velocity, m/s
     std::vector<BoxSelector> fixed;
     std::vector<MovingSelector> moving;
 };
@@ -71,26 +71,26 @@ struct Body {
 struct Obstacle {
     enum class Kind { plane, mesh };
     Kind kind = Kind::plane;
-    Vec3 point{};      ///< plane: a point on it
-    Vec3 normal{};     ///< plane: unit normal (normalised on reading), pointing to the free side
-    MeshSource mesh;   ///< mesh: the triangle mesh file (.obj)
-    Vec3 velocity{};   ///< prescribed constant velocity, m/s
+    Vec3 point{};    ///< plane: a point on it
+    Vec3 normal{};   ///< plane: unit normal (normalised on reading), pointing to the free side
+    MeshSource mesh; ///< mesh: the triangle mesh file (.obj)
+    Vec3 velocity{}; ///< prescribed constant velocity, m/s
 };
 
 struct Contact {
     bool enabled = true;
     std::optional<double> dhat; ///< metres; absent: dhat_relative × scene bounding-box diagonal
     double dhat_relative = 1e-3;
-    double friction = 0.0;      ///< Coulomb coefficient μ >= 0
-    double epsv = 1e-3;         ///< m/s, friction smoothing velocity
+    double friction = 0.0; ///< Coulomb coefficient μ >= 0
+    double epsv = 1e-3;    ///< m/s, friction smoothing velocity
 };
 
 struct Scene {
-    std::string file;        ///< the scene file as given
-    std::string directory;   ///< folder of the scene file (mesh paths are relative to it)
-    double dt = 0.0;         ///< s
-    int steps = 0;           ///< number of time steps (time.steps, or ceil(time.end / dt))
-    double end_time = 0.0;   ///< s, steps × dt
+    std::string file;      ///< the scene file as given
+    std::string directory; ///< folder of the scene file (mesh paths are relative to it)
+    double dt = 0.0;       ///< s
+    int steps = 0;         ///< number of time steps (time.steps, or ceil(time.end / dt))
+    double end_time = 0.0; ///< s, steps × dt
     Vec3 gravity{0.0, 0.0, -9.81};
     std::vector<Body> bodies;
     std::vector<Obstacle> obstacles;

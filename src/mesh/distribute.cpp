@@ -112,7 +112,8 @@ LocalMesh unpack(Message& message) {
         std::array<int, 4> lt{};
         for (int k = 0; k < 4; ++k) {
             const auto it = local_index.find(t[static_cast<std::size_t>(k)]);
-            INTACT_REQUIRE(it != local_index.end(), "element node " << t[static_cast<std::size_t>(k)] << " not local");
+            INTACT_REQUIRE(it != local_index.end(),
+                           "element node " << t[static_cast<std::size_t>(k)] << " not local");
             lt[static_cast<std::size_t>(k)] = it->second;
         }
         local.tets.push_back(lt);
@@ -143,7 +144,8 @@ LocalMesh distribute_mesh(MPI_Comm comm, const SceneMesh& scene_mesh, const std:
                            "mesh share of rank " << r << " exceeds 2 GiB; run with more ranks");
             const auto bytes = static_cast<long long>(message.bytes.size());
             INTACT_CHECK_MPI(MPI_Send(&bytes, 1, MPI_LONG_LONG, r, mesh_tag, comm));
-            INTACT_CHECK_MPI(MPI_Send(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, r, mesh_tag, comm));
+            INTACT_CHECK_MPI(
+                MPI_Send(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, r, mesh_tag, comm));
         }
         return unpack(own);
     }
@@ -151,8 +153,8 @@ LocalMesh distribute_mesh(MPI_Comm comm, const SceneMesh& scene_mesh, const std:
     INTACT_CHECK_MPI(MPI_Recv(&bytes, 1, MPI_LONG_LONG, 0, mesh_tag, comm, MPI_STATUS_IGNORE));
     Message message;
     message.bytes.resize(static_cast<std::size_t>(bytes));
-    INTACT_CHECK_MPI(
-        MPI_Recv(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, 0, mesh_tag, comm, MPI_STATUS_IGNORE));
+    INTACT_CHECK_MPI(MPI_Recv(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, 0, mesh_tag, comm,
+                              MPI_STATUS_IGNORE));
     return unpack(message);
 }
 

@@ -20,17 +20,17 @@ struct LocalMesh {
     long long global_num_elements = 0;
 
     int num_owned_nodes = 0;
-    std::vector<GlobalId> node_global_id;         ///< per local node
-    std::vector<int> ghost_owner;                 ///< per ghost node (index - num_owned_nodes)
-    std::vector<Vec3> rest_position;              ///< per local node, metres
-    std::vector<Vec3> velocity;                   ///< per local node, initial, m/s
-    std::vector<NodeConstraint> constraint;       ///< per local node
-    std::vector<Vec3> prescribed_velocity;        ///< per local node, m/s
+    std::vector<GlobalId> node_global_id;   ///< per local node
+    std::vector<int> ghost_owner;           ///< per ghost node (index - num_owned_nodes)
+    std::vector<Vec3> rest_position;        ///< per local node, metres
+    std::vector<Vec3> velocity;             ///< per local node, initial, m/s
+    std::vector<NodeConstraint> constraint; ///< per local node
+    std::vector<Vec3> prescribed_velocity;  ///< per local node, m/s
 
     int num_owned_elements = 0;
-    std::vector<GlobalId> element_global_id;      ///< per local element
-    std::vector<std::array<int, 4>> tets;         ///< per local element, local node indices
-    std::vector<int> element_body;                ///< per local element
+    std::vector<GlobalId> element_global_id; ///< per local element
+    std::vector<std::array<int, 4>> tets;    ///< per local element, local node indices
+    std::vector<int> element_body;           ///< per local element
 
     int num_local_nodes() const { return static_cast<int>(node_global_id.size()); }
     int num_local_elements() const { return static_cast<int>(tets.size()); }

@@ -1,7 +1,7 @@
 #include "src/mesh/scene_mesh.hpp"
 
-#include "src/io/mesh_reader.hpp"
 #include "src/io/json_reader.hpp"
+#include "src/io/mesh_reader.hpp"
 #include "src/mesh/box_mesh.hpp"
 
 #include <algorithm>
@@ -26,9 +26,9 @@ Vec3 transform_point(const Vec3& x, const Vec3& scale, const Vec3& rotate_deg, c
     const double cx = std::cos(rotate_deg[0] * deg), sx = std::sin(rotate_deg[0] * deg);
     const double cy = std::cos(rotate_deg[1] * deg), sy = std::sin(rotate_deg[1] * deg);
     const double cz = std::cos(rotate_deg[2] * deg), sz = std::sin(rotate_deg[2] * deg);
-    p = {p[0], cx * p[1] - sx * p[2], sx * p[1] + cx * p[2]}; // about x
+    p = {p[0], cx * p[1] - sx * p[2], sx * p[1] + cx * p[2]};  // about x
     p = {cy * p[0] + sy * p[2], p[1], -sy * p[0] + cy * p[2]}; // about y
-    p = {cz * p[0] - sz * p[1], sz * p[0] + cz * p[1], p[2]}; // about z
+    p = {cz * p[0] - sz * p[1], sz * p[0] + cz * p[1], p[2]};  // about z
     return {p[0] + translate[0], p[1] + translate[1], p[2] + translate[2]};
 }
 
@@ -85,8 +85,8 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 mesh = io::read_tet_mesh(body.mesh.file);
             } catch (const InputError& error) {
                 // The reader names the mesh file; add which scene key pointed at it.
-                throw InputError(io::input_error_message(scene.file, "bodies[" + std::to_string(b) + "].mesh.file",
-                                                         error.what(), ""));
+                throw InputError(io::input_error_message(
+                    scene.file, "bodies[" + std::to_string(b) + "].mesh.file", error.what(), ""));
             }
         }
         drop_unused_nodes(mesh);
@@ -108,7 +108,8 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 for (int j = i + 1; j < 4; ++j) {
                     double l2 = 0.0;
                     for (int k = 0; k < 3; ++k) {
-                        const double diff = (*corners[i])[static_cast<std::size_t>(k)] - (*corners[j])[static_cast<std::size_t>(k)];
+                        const double diff = (*corners[i])[static_cast<std::size_t>(k)] -
+                                            (*corners[j])[static_cast<std::size_t>(k)];
                         l2 += diff * diff;
                     }
                     longest = std::max(longest, std::sqrt(l2));
@@ -118,15 +119,16 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             const double tolerance = 1e-12 * longest * longest * longest;
             if (volume <= tolerance) {
                 std::ostringstream problem;
-                problem << "tetrahedron " << e << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " " << t[3]
-                        << ", 0-based) has " << (volume < -tolerance ? "negative" : "zero") << " volume " << volume
-                        << " m^3";
+                problem << "tetrahedron " << e << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " "
+                        << t[3] << ", 0-based) has " << (volume < -tolerance ? "negative" : "zero")
+                        << " volume " << volume << " m^3";
                 throw InputError(io::input_error_message(
                     scene.file, "bodies[" + std::to_string(b) + "].mesh",
                     body_label(body, b) + ": " + problem.str(),
-                    volume < -tolerance ? "reorder the tet's nodes (swap two) so det[x1-x0, x2-x0, x3-x0] > 0, or "
-                                          "re-export the mesh with positive orientation"
-                                        : "remove or repair the flat tetrahedron in the mesh generator"));
+                    volume < -tolerance
+                        ? "reorder the tet's nodes (swap two) so det[x1-x0, x2-x0, x3-x0] > 0, or "
+                          "re-export the mesh with positive orientation"
+                        : "remove or repair the flat tetrahedron in the mesh generator"));
             }
         }
 
@@ -146,7 +148,8 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             }
         }
         for (const auto& t : mesh.tets) {
-            result.mesh.tets.push_back({t[0] + node_offset, t[1] + node_offset, t[2] + node_offset, t[3] + node_offset});
+            result.mesh.tets.push_back(
+                {t[0] + node_offset, t[1] + node_offset, t[2] + node_offset, t[3] + node_offset});
             result.tet_body.push_back(static_cast<int>(b));
         }
         auto select = [&](const io::BoxSelector& box, NodeConstraint kind, const Vec3& velocity,

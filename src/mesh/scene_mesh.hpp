@@ -21,13 +21,13 @@ enum class NodeConstraint : std::uint8_t {
 /// each in its file's order. Nodes no tetrahedron uses are dropped. Positions are in world coordinates.
 struct SceneMesh {
     TetMesh mesh;
-    std::vector<int> tet_body;                  ///< body index of each tet
-    std::vector<int> node_body;                 ///< body index of each node
-    std::vector<Vec3> velocity;                 ///< initial velocity of each node, m/s
-    std::vector<NodeConstraint> constraint;     ///< per node
-    std::vector<Vec3> prescribed_velocity;      ///< per node (moving nodes; zero otherwise)
-    std::vector<TriMesh> obstacle_meshes;       ///< per obstacle; empty for planes
-    Vec3 bbox_min{}, bbox_max{};                ///< bounding box of all body nodes
+    std::vector<int> tet_body;              ///< body index of each tet
+    std::vector<int> node_body;             ///< body index of each node
+    std::vector<Vec3> velocity;             ///< initial velocity of each node, m/s
+    std::vector<NodeConstraint> constraint; ///< per node
+    std::vector<Vec3> prescribed_velocity;  ///< per node (moving nodes; zero otherwise)
+    std::vector<TriMesh> obstacle_meshes;   ///< per obstacle; empty for planes
+    Vec3 bbox_min{}, bbox_max{};            ///< bounding box of all body nodes
 };
 
 /// Read or generate every body's mesh, apply scale → rotate → translate, select fixed and moving nodes

@@ -18,7 +18,8 @@ TEST(Collectives, SumMinMaxAgreeOnEveryRank) {
     EXPECT_DOUBLE_EQ(comm::allreduce_min(MPI_COMM_WORLD, x), 1.5);
     EXPECT_DOUBLE_EQ(comm::allreduce_max(MPI_COMM_WORLD, x), 1.5 * size);
     const std::int64_t big = (std::int64_t{1} << 40) + rank;
-    EXPECT_EQ(comm::allreduce_sum(MPI_COMM_WORLD, big), size * (std::int64_t{1} << 40) + size * (size - 1) / 2);
+    EXPECT_EQ(comm::allreduce_sum(MPI_COMM_WORLD, big),
+              size * (std::int64_t{1} << 40) + size * (size - 1) / 2);
     EXPECT_EQ(comm::allreduce_min(MPI_COMM_WORLD, big), std::int64_t{1} << 40);
     EXPECT_EQ(comm::allreduce_max(MPI_COMM_WORLD, big), (std::int64_t{1} << 40) + size - 1);
 }

@@ -37,9 +37,10 @@ Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> make_field(const LocalMesh
     auto host = Kokkos::create_mirror_view(field);
     for (int i = 0; i < local.num_local_nodes(); ++i) {
         for (int c = 0; c < width; ++c) {
-            host(i, c) = i < local.num_owned_nodes
-                             ? static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]) + 0.25 * c
-                             : -1.0;
+            host(i, c) =
+                i < local.num_owned_nodes
+                    ? static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]) + 0.25 * c
+                    : -1.0;
         }
     }
     Kokkos::deep_copy(field, host);
@@ -47,12 +48,14 @@ Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> make_field(const LocalMesh
 }
 
 // Number of rows whose value differs from f(global id, component).
-int count_wrong_rows(const LocalMesh& local, const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>& field) {
+int count_wrong_rows(const LocalMesh& local,
+                     const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>& field) {
     auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), field);
     int wrong = 0;
     for (int i = 0; i < local.num_local_nodes(); ++i) {
         for (int c = 0; c < static_cast<int>(field.extent(1)); ++c) {
-            const double expected = static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]) + 0.25 * c;
+            const double expected =
+                static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]) + 0.25 * c;
             wrong += host(i, c) != expected;
         }
     }
@@ -92,7 +95,9 @@ TYPED_TEST(HaloTest, EveryGhostReceivesItsOwnersValue) {
     Kokkos::View<double*, MemSpace> ids("ids", local.num_local_nodes());
     auto host = Kokkos::create_mirror_view(ids);
     for (int i = 0; i < local.num_local_nodes(); ++i) {
-        host(i) = i < local.num_owned_nodes ? static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]) : -7.0;
+        host(i) = i < local.num_owned_nodes
+                      ? static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)])
+                      : -7.0;
     }
     Kokkos::deep_copy(ids, host);
     halo.gather(ids);

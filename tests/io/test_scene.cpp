@@ -88,7 +88,8 @@ TEST(Scene, OverridesApplyBeforeValidation) {
     EXPECT_DOUBLE_EQ(scene.bodies[0].material.density, 250.0);
     EXPECT_EQ(scene.bodies[0].velocity, (intact::Vec3{0.0, 0.0, -1.0}));
     EXPECT_EQ(scene.output_dir, "results/a");
-    const std::string message = error_of([&] { intact::io::apply_override(document, "bodies.3.name=x", "s.json"); });
+    const std::string message =
+        error_of([&] { intact::io::apply_override(document, "bodies.3.name=x", "s.json"); });
     EXPECT_NE(message.find("bodies.3"), std::string::npos) << message;
     EXPECT_NE(error_of([&] { intact::io::apply_override(document, "novalue", "s.json"); }).find("key=value"),
               std::string::npos);
@@ -163,8 +164,9 @@ TEST(Scene, RequiresEssentialKeys) {
 }
 
 TEST(Scene, MissingSceneFileAndBadJson) {
-    EXPECT_NE(error_of([] { intact::io::load_scene("/nonexistent/scene.json"); }).find("/nonexistent/scene.json"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([] { intact::io::load_scene("/nonexistent/scene.json"); }).find("/nonexistent/scene.json"),
+        std::string::npos);
     const auto dir = scratch_dir("bad_json");
     std::ofstream(dir / "s.json") << "{ \"time\": { \"dt\": 0.01, } }";
     const std::string message = error_of([&] { intact::io::load_scene((dir / "s.json").string()); });
@@ -198,8 +200,7 @@ void write_two_tets(const fs::path& path, bool flat) {
     std::ofstream out(path);
     out << "MeshVersionFormatted 2\nDimension 3\nVertices\n5\n"
         << "0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n"
-        << (flat ? "1 1 0 0\n" : "0 0 -1 0\n")
-        << "Tetrahedra\n2\n1 2 3 4 1\n1 2 3 5 1\nEnd\n";
+        << (flat ? "1 1 0 0\n" : "0 0 -1 0\n") << "Tetrahedra\n2\n1 2 3 4 1\n1 2 3 5 1\nEnd\n";
 }
 
 TEST(SceneMesh, RejectsInvertedAndFlatTetrahedra) {
@@ -212,7 +213,8 @@ TEST(SceneMesh, RejectsInvertedAndFlatTetrahedra) {
         const auto scene = parse_scene(document, (dir / "scene.json").string());
         const std::string message = error_of([&] { intact::build_scene_mesh(scene); });
         EXPECT_NE(message.find("tetrahedron 1"), std::string::npos) << message;
-        EXPECT_NE(message.find(name == "inverted" ? "negative volume" : "zero volume"), std::string::npos) << message;
+        EXPECT_NE(message.find(name == "inverted" ? "negative volume" : "zero volume"), std::string::npos)
+            << message;
         EXPECT_NE(message.find(name + ".mesh"), std::string::npos) << message;
         EXPECT_NE(message.find("fix:"), std::string::npos) << message;
     }
@@ -242,8 +244,7 @@ TEST(SceneMesh, TransformsAndSelectsBoundaryNodes) {
     EXPECT_EQ(moving, 9);
     // A selector that catches nothing is an error naming it.
     document["bodies"][0]["fixed"] = {{{"box", {{"min", {50, 50, 50}}, {"max", {51, 51, 51}}}}}};
-    const std::string message =
-        error_of([&] { intact::build_scene_mesh(parse_scene(document, "s.json")); });
+    const std::string message = error_of([&] { intact::build_scene_mesh(parse_scene(document, "s.json")); });
     EXPECT_NE(message.find("bodies[0].fixed[0].box"), std::string::npos) << message;
 }
 

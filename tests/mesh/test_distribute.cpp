@@ -54,8 +54,10 @@ TEST(Distribute, EveryNodeAndElementOwnedExactlyOnce) {
     for (int i = 0; i < local.num_owned_elements; ++i) {
         owned_elements[static_cast<std::size_t>(local.element_global_id[static_cast<std::size_t>(i)])] += 1;
     }
-    MPI_Allreduce(MPI_IN_PLACE, owned_nodes.data(), static_cast<int>(nodes), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, owned_elements.data(), static_cast<int>(elements), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, owned_nodes.data(), static_cast<int>(nodes), MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, owned_elements.data(), static_cast<int>(elements), MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
     for (const int c : owned_nodes) {
         ASSERT_EQ(c, 1);
     }
@@ -82,13 +84,16 @@ TEST(Distribute, LocalMeshMatchesGlobalMesh) {
         const auto ge = static_cast<std::size_t>(local.element_global_id[static_cast<std::size_t>(e)]);
         for (int k = 0; k < 4; ++k) {
             const int ln = local.tets[static_cast<std::size_t>(e)][static_cast<std::size_t>(k)];
-            EXPECT_EQ(local.node_global_id[static_cast<std::size_t>(ln)], global.tets[ge][static_cast<std::size_t>(k)]);
+            EXPECT_EQ(local.node_global_id[static_cast<std::size_t>(ln)],
+                      global.tets[ge][static_cast<std::size_t>(k)]);
             nodes_of_local_elements.insert(local.node_global_id[static_cast<std::size_t>(ln)]);
         }
     }
     // Ghosts are exactly the local elements' nodes that this rank does not own, and owners are others.
-    std::set<GlobalId> owned(local.node_global_id.begin(), local.node_global_id.begin() + local.num_owned_nodes);
-    std::set<GlobalId> ghosts(local.node_global_id.begin() + local.num_owned_nodes, local.node_global_id.end());
+    std::set<GlobalId> owned(local.node_global_id.begin(),
+                             local.node_global_id.begin() + local.num_owned_nodes);
+    std::set<GlobalId> ghosts(local.node_global_id.begin() + local.num_owned_nodes,
+                              local.node_global_id.end());
     std::set<GlobalId> expected;
     for (const GlobalId n : nodes_of_local_elements) {
         if (owned.count(n) == 0) {

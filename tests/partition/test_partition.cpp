@@ -122,10 +122,11 @@ TEST(Ownership, EveryNodeOwnedOnceAndGhostsAreTheOtherNodesOfLocalElements) {
         // Every element touching an owned node is local (complete rows for owned nodes).
         for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
             const auto& t = mesh.tets[e];
-            const bool touches = std::any_of(t.begin(), t.end(), [&](int n) { return owners[static_cast<std::size_t>(n)] == p; });
+            const bool touches = std::any_of(t.begin(), t.end(),
+                                             [&](int n) { return owners[static_cast<std::size_t>(n)] == p; });
             if (touches) {
-                EXPECT_TRUE(std::binary_search(layout.elements.begin() + layout.num_owned_elements, layout.elements.end(),
-                                               static_cast<GlobalId>(e)) ||
+                EXPECT_TRUE(std::binary_search(layout.elements.begin() + layout.num_owned_elements,
+                                               layout.elements.end(), static_cast<GlobalId>(e)) ||
                             parts[e] == p);
             }
         }
