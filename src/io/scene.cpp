@@ -259,6 +259,23 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
             "type", "unknown solver '" + scene.solver + "'",
             "use \"ipc\" (projected Newton on the incremental potential; the only solver in this version)");
     }
+    if (solver.has("newton_tolerance")) {
+        scene.newton_tolerance = solver.required<double>("newton_tolerance");
+        require_positive(solver, "newton_tolerance", *scene.newton_tolerance,
+                         "give the Newton tolerance in m/s (‖Δx‖∞ / h), e.g. 1e-3");
+    }
+    scene.max_newton_iterations = solver.optional<int>("max_newton_iterations", scene.max_newton_iterations);
+    if (scene.max_newton_iterations < 1) {
+        solver.fail("max_newton_iterations", "must be >= 1", "allow at least one Newton iteration, e.g. 100");
+    }
+    scene.linear_tolerance = solver.optional<double>("linear_tolerance", scene.linear_tolerance);
+    if (!(scene.linear_tolerance > 0.0 && scene.linear_tolerance < 1.0)) {
+        solver.fail("linear_tolerance", "must be in (0, 1)", "give the relative PCG residual, e.g. 1e-5");
+    }
+    scene.max_linear_iterations = solver.optional<int>("max_linear_iterations", scene.max_linear_iterations);
+    if (scene.max_linear_iterations < 1) {
+        solver.fail("max_linear_iterations", "must be >= 1", "allow at least one PCG iteration, e.g. 2000");
+    }
     solver.finish();
 
     JsonObject output = root.optional_object("output");

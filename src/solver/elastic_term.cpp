@@ -1,0 +1,226 @@
+#include "src/solver/elastic_term.hpp"
+
+#include "kernels/elastic_element.hpp"
+#include "kernels/material_fixed_corotated.hpp"
+#include "kernels/material_linear.hpp"
+#include "kernels/material_neo_hookean.hpp"
+#include "kernels/material_stable_neo_hookean.hpp"
+#include "kernels/material_stvk.hpp"
+#include "kernels/tet_geometry.hpp"
+#include "src/core/error.hpp"
+
+#include <limits>
+
+namespace intact::solver {
+
+MaterialModel material_model(const std::string& name) {
+    if (name == "neo_hookean") {
+        return MaterialModel::neo_hookean;
+    }
+    if (name == "stable_neo_hookean") {
+        return MaterialModel::stable_neo_hookean;
+    }
+    if (name == "fixed_corotated") {
+        return MaterialModel::fixed_corotated;
+    }
+    if (name == "stvk") {
+        return MaterialModel::stvk;
+    }
+    INTACT_REQUIRE(name == "linear", "unknown material model '" << name << "' (the scene reader checks this)");
+    return MaterialModel::linear;
+}
+
+namespace {
+
+// Run `work(material)` with the material struct of `group`'s model.
+template <class Group, class Work> auto with_material(const Group& group, Work&& work) {
+    switch (group.model) {
+    case MaterialModel::neo_hookean:
+        return work(kernels::NeoHookean{group.mu, group.lambda});
+    case MaterialModel::stable_neo_hookean:
+        return work(kernels::StableNeoHookean{group.mu, group.lambda});
+    case MaterialModel::fixed_corotated:
+        return work(kernels::FixedCorotated{group.mu, group.lambda});
+    case MaterialModel::stvk:
+        return work(kernels::StVK{group.mu, group.lambda});
+    case MaterialModel::linear:
+        break;
+    }
+    return work(kernels::LinearElastic{group.mu, group.lambda});
+}
+
+// The 12 coordinates of local element e's corners.
+KOKKOS_INLINE_FUNCTION kernels::Vec12 corners(const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace>& tets,
+                                              const NodeField& x, int e) {
+    kernels::Vec12 q;
+    for (int a = 0; a < 4; ++a) {
+        const int n = tets(e, a);
+        for (int c = 0; c < 3; ++c) {
+            q(3 * a + c) = x(n, c);
+        }
+    }
+    return q;
+}
+
+KOKKOS_INLINE_FUNCTION kernels::Mat3 matrix_of(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& m,
+                                               int e) {
+    kernels::Mat3 a;
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            a(r, c) = m(e, r, c);
+        }
+    }
+    return a;
+}
+
+} // namespace
+
+ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
+    : m_num_owned_elements(mesh.num_owned_elements),
+      m_tets("intact::solver::tets", mesh.tets.size()),
+      m_dm_inverse("intact::solver::dm_inverse", mesh.tets.size()),
+      m_volume("intact::solver::rest_volume", mesh.tets.size()),
+      m_mass("intact::solver::lumped_mass", mesh.rest_position.size()),
+      m_gradients("intact::solver::element_gradients", mesh.tets.size()),
+      m_hessians("intact::solver::element_hessians", mesh.tets.size()) {
+    // 1. Rest geometry and lumped mass on the host (once), then to the device.
+    auto tets = Kokkos::create_mirror_view(m_tets);
+    auto dm_inverse = Kokkos::create_mirror_view(m_dm_inverse);
+    auto volume = Kokkos::create_mirror_view(m_volume);
+    auto mass = Kokkos::create_mirror_view(m_mass);
+    Kokkos::deep_copy(mass, 0.0);
+    for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+        kernels::Vec3 X[4];
+        for (int a = 0; a < 4; ++a) {
+            const int n = mesh.tets[e][static_cast<std::size_t>(a)];
+            tets(e, a) = n;
+            const Vec3& p = mesh.rest_position[static_cast<std::size_t>(n)];
+            X[a] = kernels::Vec3(p[0], p[1], p[2]);
+        }
+        const kernels::Mat3 Dm_inv = kernels::rest_shape_inverse(X[0], X[1], X[2], X[3]);
+        const double V = kernels::rest_volume(X[0], X[1], X[2], X[3]);
+        for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) {
+                dm_inverse(e, r, c) = Dm_inv(r, c);
+            }
+        }
+        volume(e) = V;
+        const double density = scene.bodies[static_cast<std::size_t>(mesh.element_body[e])].material.density;
+        for (int a = 0; a < 4; ++a) {
+            mass(tets(e, a)) += density * V / 4.0;
+        }
+    }
+    Kokkos::deep_copy(m_tets, tets);
+    Kokkos::deep_copy(m_dm_inverse, dm_inverse);
+    Kokkos::deep_copy(m_volume, volume);
+    Kokkos::deep_copy(m_mass, mass);
+
+    // 2. One group per body: its material and its local (and owned) elements.
+    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+        const auto& material = scene.bodies[b].material;
+        std::vector<int> elements, owned;
+        for (std::size_t e = 0; e < mesh.tets.size(); ++e) {
+            if (mesh.element_body[e] == static_cast<int>(b)) {
+                elements.push_back(static_cast<int>(e));
+                if (static_cast<int>(e) < mesh.num_owned_elements) {
+                    owned.push_back(static_cast<int>(e));
+                }
+            }
+        }
+        if (elements.empty()) {
+            continue;
+        }
+        const auto lame = kernels::lame_from_youngs(material.youngs_modulus, material.poisson_ratio);
+        Group group{material_model(material.model), lame.mu, lame.lambda,
+                    Kokkos::View<int*, MemSpace>("intact::solver::group_elements", elements.size()),
+                    Kokkos::View<int*, MemSpace>("intact::solver::group_owned", owned.size())};
+        auto host_elements = Kokkos::create_mirror_view(group.elements);
+        auto host_owned = Kokkos::create_mirror_view(group.owned);
+        std::copy(elements.begin(), elements.end(), host_elements.data());
+        std::copy(owned.begin(), owned.end(), host_owned.data());
+        Kokkos::deep_copy(group.elements, host_elements);
+        Kokkos::deep_copy(group.owned, host_owned);
+        m_groups.push_back(group);
+    }
+}
+
+template <class Material> double ElasticTerm::energy_of(const Material& material, const NodeField& x, int group) const {
+    const auto owned = m_groups[static_cast<std::size_t>(group)].owned;
+    const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
+    const auto dm_inverse = m_dm_inverse;
+    const auto volume = m_volume;
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::elastic_energy", Kokkos::RangePolicy<ExecSpace>(0, owned.extent(0)),
+        KOKKOS_LAMBDA(const int k, double& total) {
+            const int e = owned(k);
+            total += kernels::elastic_element(material, corners(tets, x, e), matrix_of(dm_inverse, e), volume(e),
+                                              nullptr, nullptr);
+        },
+        sum);
+    return sum;
+}
+
+double ElasticTerm::energy(const NodeField& x) const {
+    double total = 0.0;
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        total += with_material(m_groups[g], [&](const auto& material) { return energy_of(material, x, static_cast<int>(g)); });
+    }
+    return total;
+}
+
+template <class Material> void ElasticTerm::evaluate_group(const Material& material, const NodeField& x, int group) {
+    const auto elements = m_groups[static_cast<std::size_t>(group)].elements;
+    const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
+    const auto dm_inverse = m_dm_inverse;
+    const auto volume = m_volume;
+    const auto gradients = m_gradients;
+    const auto hessians = m_hessians;
+    Kokkos::parallel_for(
+        "intact::solver::elastic_element_derivatives", Kokkos::RangePolicy<ExecSpace>(0, elements.extent(0)),
+        KOKKOS_LAMBDA(const int k) {
+            const int e = elements(k);
+            kernels::Vec12 g;
+            kernels::Mat12 H;
+            kernels::elastic_element(material, corners(tets, x, e), matrix_of(dm_inverse, e), volume(e), &g, &H);
+            for (int i = 0; i < 12; ++i) {
+                gradients(e, i) = g(i);
+                for (int j = 0; j < 12; ++j) {
+                    hessians(e, i, j) = H(i, j);
+                }
+            }
+        });
+}
+
+void ElasticTerm::evaluate(const NodeField& x) {
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        with_material(m_groups[g], [&](const auto& material) {
+            evaluate_group(material, x, static_cast<int>(g));
+            return 0;
+        });
+    }
+}
+
+double ElasticTerm::max_step(const NodeField& x, const NodeField& p) const {
+    double alpha = 1.0;
+    const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
+    for (const auto& group : m_groups) {
+        if (group.model != MaterialModel::neo_hookean) {
+            continue; // the other models are defined for inverted elements
+        }
+        const auto elements = group.elements;
+        double bound = 1.0;
+        Kokkos::parallel_reduce(
+            "intact::solver::inversion_bound", Kokkos::RangePolicy<ExecSpace>(0, elements.extent(0)),
+            KOKKOS_LAMBDA(const int k, double& smallest) {
+                const int e = elements(k);
+                const double step = kernels::max_step_keeping_volume(corners(tets, x, e), corners(tets, p, e), 0.2);
+                smallest = step < smallest ? step : smallest;
+            },
+            Kokkos::Min<double>(bound));
+        alpha = std::min(alpha, bound);
+    }
+    return alpha;
+}
+
+} // namespace intact::solver

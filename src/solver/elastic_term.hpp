@@ -1,0 +1,72 @@
+#pragma once
+/// @file elastic_term.hpp
+/// @brief Hyperelastic energy Σ_e V_e ψ(F_e) of one rank's local elements, with gradients and PSD-projected
+/// Hessians per element, and lumped masses.
+///
+/// Every body has its own material (`material.model` and Lamé parameters); elements are grouped by body
+/// and each group runs the element kernel instantiated for its model. Energies are summed over owned
+/// elements only (each element counted once across ranks); gradients and Hessians are produced for all
+/// local elements, so owned rows can be assembled completely without communication.
+
+#include "src/core/types.hpp"
+#include "src/io/scene.hpp"
+#include "src/mesh/distribute.hpp"
+
+#include <vector>
+
+namespace intact::solver {
+
+enum class MaterialModel { neo_hookean, stable_neo_hookean, fixed_corotated, stvk, linear };
+
+MaterialModel material_model(const std::string& name);
+
+class ElasticTerm {
+public:
+    using ElementScalars = Kokkos::View<double*, MemSpace>;
+    using ElementGradients = Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>;
+    using ElementHessians = Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace>;
+
+    ElasticTerm(const LocalMesh& mesh, const io::Scene& scene);
+
+    /// Σ over owned elements of V ψ(F) on this rank (not reduced over ranks). +∞ when a neo-Hookean
+    /// element is inverted or flat. Device work, host result.
+    double energy(const NodeField& x) const;
+
+    /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element.
+    void evaluate(const NodeField& x);
+
+    /// Largest α in (0, 1] such that every neo-Hookean local element keeps at least 20% of its current
+    /// volume along x + α p (IPC spec §7.4); 1 when no such element shrinks that much. This rank only.
+    double max_step(const NodeField& x, const NodeField& p) const;
+
+    /// Lumped mass of every local node (complete for owned nodes), kg.
+    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_mass; }
+    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets() const { return m_tets; }
+    ElementGradients gradients() const { return m_gradients; }
+    ElementHessians hessians() const { return m_hessians; }
+    int num_owned_elements() const { return m_num_owned_elements; }
+
+    /// Launch the kernels of one material over the elements `[begin, end)` of the body ordering. Public
+    /// only because CUDA lambdas must live in public member functions.
+    template <class Material> double energy_of(const Material& material, const NodeField& x, int group) const;
+    template <class Material> void evaluate_group(const Material& material, const NodeField& x, int group);
+
+private:
+    struct Group {
+        MaterialModel model;
+        double mu;
+        double lambda;
+        Kokkos::View<int*, MemSpace> elements; ///< local element indices of this body
+        Kokkos::View<int*, MemSpace> owned;    ///< the owned subset of `elements`
+    };
+    int m_num_owned_elements = 0;
+    std::vector<Group> m_groups;
+    Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> m_tets;
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> m_dm_inverse;
+    Kokkos::View<double*, MemSpace> m_volume;
+    Kokkos::View<double*, MemSpace> m_mass;
+    ElementGradients m_gradients;
+    ElementHessians m_hessians;
+};
+
+} // namespace intact::solver

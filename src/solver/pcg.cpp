@@ -1,0 +1,150 @@
+#include "src/solver/pcg.hpp"
+
+#include "comm/collectives.hpp"
+
+#include <cmath>
+
+namespace intact::solver {
+
+namespace {
+
+// z = D⁻¹ r on owned rows, D⁻¹ the inverted diagonal blocks.
+void apply_block_jacobi(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& inverse, const NodeField& r,
+                        const NodeField& z, int n) {
+    Kokkos::parallel_for(
+        "intact::solver::pcg_precondition", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            for (int row = 0; row < 3; ++row) {
+                z(i, row) = inverse(i, row, 0) * r(i, 0) + inverse(i, row, 1) * r(i, 1) + inverse(i, row, 2) * r(i, 2);
+            }
+        });
+}
+
+} // namespace
+
+void spmv(const BlockMatrix& matrix, const NodeField& x, const NodeField& y,
+          const Kokkos::View<const double*, MemSpace>& mask) {
+    const auto offsets = matrix.row_offsets();
+    const auto cols = matrix.cols();
+    const auto values = matrix.values();
+    Kokkos::parallel_for(
+        "intact::solver::spmv", Kokkos::RangePolicy<ExecSpace>(0, matrix.num_rows()), KOKKOS_LAMBDA(const int r) {
+            double y0 = 0.0, y1 = 0.0, y2 = 0.0;
+            for (int k = offsets(r); k < offsets(r + 1); ++k) {
+                const int c = cols(k);
+                const double x0 = x(c, 0), x1 = x(c, 1), x2 = x(c, 2);
+                y0 += values(k, 0, 0) * x0 + values(k, 0, 1) * x1 + values(k, 0, 2) * x2;
+                y1 += values(k, 1, 0) * x0 + values(k, 1, 1) * x1 + values(k, 1, 2) * x2;
+                y2 += values(k, 2, 0) * x0 + values(k, 2, 1) * x1 + values(k, 2, 2) * x2;
+            }
+            const double m = mask(r);
+            y(r, 0) = m * y0;
+            y(r, 1) = m * y1;
+            y(r, 2) = m * y2;
+        });
+}
+
+double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b) {
+    double local = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::dot", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
+        KOKKOS_LAMBDA(const int i, double& sum) { sum += a(i, 0) * b(i, 0) + a(i, 1) * b(i, 1) + a(i, 2) * b(i, 2); },
+        local);
+    return comm::allreduce_sum(comm, local);
+}
+
+Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange<>& halo, Kokkos::View<const double*, MemSpace> mask)
+    : m_matrix(matrix), m_halo(halo), m_mask(std::move(mask)), m_r("intact::solver::pcg_r", matrix.num_cols()),
+      m_z("intact::solver::pcg_z", matrix.num_cols()), m_p("intact::solver::pcg_p", matrix.num_cols()),
+      m_q("intact::solver::pcg_q", matrix.num_cols()),
+      m_inverse_diagonal("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
+
+PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& settings) {
+    const MPI_Comm comm = m_halo.plan().comm();
+    const int n = m_matrix.num_rows();
+    const auto mask = m_mask;
+    const auto r = m_r, z = m_z, p = m_p, q = m_q;
+    const auto inverse = m_inverse_diagonal;
+
+    // 1. Block-Jacobi: invert each owned node's 3×3 diagonal block (identity on constrained nodes).
+    const auto values = m_matrix.values();
+    const auto diagonal = m_matrix.diagonal();
+    Kokkos::parallel_for(
+        "intact::solver::pcg_block_jacobi", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            const int k = diagonal(i);
+            const double a = values(k, 0, 0), bb = values(k, 0, 1), c = values(k, 0, 2);
+            const double d = values(k, 1, 0), e = values(k, 1, 1), f = values(k, 1, 2);
+            const double g = values(k, 2, 0), h = values(k, 2, 1), l = values(k, 2, 2);
+            const double c00 = e * l - f * h, c01 = c * h - bb * l, c02 = bb * f - c * e;
+            const double det = a * c00 + d * c01 + g * c02;
+            const bool usable = mask(i) != 0.0 && det > 0.0;
+            const double s = usable ? 1.0 / det : 0.0;
+            inverse(i, 0, 0) = usable ? s * c00 : mask(i);
+            inverse(i, 0, 1) = s * c01;
+            inverse(i, 0, 2) = s * c02;
+            inverse(i, 1, 0) = s * (f * g - d * l);
+            inverse(i, 1, 1) = usable ? s * (a * l - c * g) : mask(i);
+            inverse(i, 1, 2) = s * (c * d - a * f);
+            inverse(i, 2, 0) = s * (d * h - e * g);
+            inverse(i, 2, 1) = s * (bb * g - a * h);
+            inverse(i, 2, 2) = usable ? s * (a * e - bb * d) : mask(i);
+        });
+    // 2. x = 0, r = mask ⊙ b, z = M⁻¹ r, p = z.
+    Kokkos::deep_copy(x, 0.0);
+    Kokkos::deep_copy(p, 0.0);
+    Kokkos::parallel_for(
+        "intact::solver::pcg_start", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                r(i, c) = mask(i) * b(i, c);
+            }
+        });
+    const double b_norm = std::sqrt(dot(comm, n, r, r));
+    PcgResult result;
+    if (b_norm == 0.0) {
+        result.converged = true;
+        m_halo.gather(x);
+        return result;
+    }
+    apply_block_jacobi(inverse, r, z, n);
+    Kokkos::deep_copy(Kokkos::subview(p, std::make_pair(0, n), Kokkos::ALL), Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
+    double rz = dot(comm, n, r, z);
+
+    // 3. Iterate: one halo gather (p) and three allreduces per iteration.
+    double r_norm = b_norm;
+    for (int it = 0; it < settings.max_iterations; ++it) {
+        m_halo.gather(p);
+        spmv(m_matrix, p, q, mask);
+        const double pq = dot(comm, n, p, q);
+        if (!(pq > 0.0)) {
+            break; // not SPD along p (should not happen after PSD projection): keep the current iterate
+        }
+        const double alpha = rz / pq;
+        Kokkos::parallel_for(
+            "intact::solver::pcg_update", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+                for (int c = 0; c < 3; ++c) {
+                    x(i, c) += alpha * p(i, c);
+                    r(i, c) -= alpha * q(i, c);
+                }
+            });
+        result.iterations = it + 1;
+        r_norm = std::sqrt(dot(comm, n, r, r));
+        if (r_norm <= settings.tolerance * b_norm) {
+            break;
+        }
+        apply_block_jacobi(inverse, r, z, n);
+        const double rz_new = dot(comm, n, r, z);
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        Kokkos::parallel_for(
+            "intact::solver::pcg_direction", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+                for (int c = 0; c < 3; ++c) {
+                    p(i, c) = z(i, c) + beta * p(i, c);
+                }
+            });
+    }
+    result.relative_residual = r_norm / b_norm;
+    result.converged = r_norm <= settings.tolerance * b_norm;
+    m_halo.gather(x);
+    return result;
+}
+
+} // namespace intact::solver
