@@ -10,6 +10,7 @@
 #include "src/core/log.hpp"
 #include "src/io/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -105,6 +106,35 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);
     m_x = to_device("intact::positions", m_local.rest_position);
     m_v = to_device("intact::velocities", m_local.velocity);
+    m_x_old = NodeField("intact::positions_at_step_start", m_local.rest_position.size());
+    m_x_hat = NodeField("intact::inertial_target", m_local.rest_position.size());
+    m_target = NodeField("intact::boundary_target", m_local.rest_position.size());
+    m_prescribed_velocity = to_device("intact::prescribed_velocity", m_local.prescribed_velocity);
+    m_integrator = solver::make_integrator(m_scene.integrator);
+    m_newton = std::make_unique<solver::NewtonSolver>(m_local, m_scene, *m_halo, m_local.constraint);
+
+    // Newton tolerance default (IPC spec §3): ε_d = 1e-2 · l, l the rest bounding-box diagonal.
+    double diagonal = 0.0;
+    {
+        Vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+        for (const auto& x : m_local.rest_position) {
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = std::min(lo[d], x[d]);
+                hi[d] = std::max(hi[d], x[d]);
+            }
+        }
+        double extent2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+            const double span = comm::allreduce_max(comm, hi[d]) - comm::allreduce_min(comm, lo[d]);
+            extent2 += span * span;
+        }
+        diagonal = std::sqrt(extent2);
+    }
+    m_newton_settings.tolerance = m_scene.newton_tolerance ? *m_scene.newton_tolerance : 1e-2 * diagonal;
+    m_newton_settings.max_iterations = m_scene.max_newton_iterations;
+    m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
+    m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
+    m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.tolerance;
 
     // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
     on_root(comm, m_rank, [&] {
@@ -133,25 +163,91 @@ std::string Simulation::pvd_path() const {
 }
 
 void Simulation::run() {
-    Kokkos::Timer timer;
-    m_halo->gather(m_x);
-    m_halo->gather(m_v);
+    write_metrics(0, solver::NewtonResult{}, 0.0);
     write_output(0, 0.0);
-    const double wall = comm::allreduce_max(m_comm, timer.seconds());
+    int failures = 0;
+    for (int n = 1; n <= m_scene.steps; ++n) {
+        Kokkos::Timer timer;
+        const solver::NewtonResult result = step();
+        const double wall = comm::allreduce_max(m_comm, timer.seconds());
+        failures += result.converged ? 0 : 1;
+        log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
+                    << result.linear_iterations << "  |dx|/h " << result.residual << " m/s"
+                    << (result.converged ? "" : "  NOT CONVERGED") << "  wall " << wall << " s";
+        write_metrics(m_step, result, wall);
+        if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
+            write_output(m_step, m_time);
+        }
+    }
+    if (failures > 0) {
+        log::warn() << failures << " of " << m_scene.steps
+                    << " steps did not reach the Newton tolerance within solver.max_newton_iterations; see "
+                       "\"converged\" in metrics.jsonl";
+    }
+}
+
+solver::NewtonResult Simulation::step() {
+    const double h = m_scene.dt;
+    Kokkos::deep_copy(m_x_old, m_x);
+    m_integrator->predict(h, m_x, m_v, m_x_hat);
+
+    // Prescribed nodes end the step at x + h v_prescribed exactly (fixed nodes: v = 0); Newton brings
+    // them there within the step (see NewtonSolver).
+    const auto x = m_x;
+    const auto target = m_target;
+    const auto vbc = m_prescribed_velocity;
+    Kokkos::parallel_for(
+        "intact::boundary_targets", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                target(i, c) = x(i, c) + h * vbc(i, c);
+            }
+        });
+    solver::StepProblem problem;
+    problem.x_hat = m_x_hat;
+    problem.target = m_target;
+    problem.h = h;
+    problem.weight = m_integrator->potential_weight();
+    problem.gravity = m_scene.gravity;
+    const solver::NewtonResult result = m_newton->minimize(m_x, problem, m_newton_settings);
+    m_integrator->correct(h, m_x_old, m_x, m_v);
+    ++m_step;
+    m_time = m_step * h;
+    return result;
+}
+
+std::array<double, 3> Simulation::energies() const {
+    const auto mass = m_newton->elastic().lumped_mass();
+    const auto v = m_v;
+    double kinetic = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::kinetic_energy", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
+        KOKKOS_LAMBDA(const int i, double& sum) {
+            sum += 0.5 * mass(i) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+        },
+        kinetic);
+    const auto [elastic, gravitational] = m_newton->potential_energies(m_x, m_scene.gravity);
+    return {comm::allreduce_sum(m_comm, kinetic), elastic, gravitational};
+}
+
+void Simulation::write_metrics(int step, const solver::NewtonResult& result, double wall_seconds) {
+    const auto e = energies();
     if (m_rank == 0) {
-        m_metrics->write({{"step", 0},
-                          {"time", 0.0},
+        m_metrics->write({{"step", step},
+                          {"time", step * m_scene.dt},
                           {"ranks", m_size},
                           {"nodes", m_local.global_num_nodes},
                           {"elements", m_local.global_num_elements},
-                          {"newton_iterations", 0},
-                          {"linear_iterations", 0},
+                          {"newton_iterations", result.iterations},
+                          {"linear_iterations", result.linear_iterations},
+                          {"newton_residual", result.residual},
+                          {"converged", step == 0 ? true : result.converged},
+                          {"kinetic_energy", e[0]},
+                          {"elastic_energy", e[1]},
+                          {"gravitational_energy", e[2]},
+                          {"potential_energy", e[1] + e[2]},
                           {"setup_seconds", m_setup_seconds},
-                          {"wall_seconds", wall}});
-    }
-    if (m_scene.steps > 0) {
-        log::warn() << "time stepping is not implemented in this version: wrote the initial state only ("
-                    << m_scene.steps << " steps requested)";
+                          {"wall_seconds", wall_seconds}});
     }
 }
 

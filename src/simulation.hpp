@@ -10,13 +10,16 @@
 ///   4. rank 0 prepares the output folder: scene.resolved.json, metrics.jsonl, intact.pvd.
 /// Input problems found on any rank surface as an InputError thrown on every rank at once.
 ///
-/// This version writes the initial state and stops: time stepping arrives with the elasticity solver.
+/// `run` then takes `time.steps` implicit steps (integrator + projected Newton), writing every
+/// `output.every`-th step and the last one, with one metrics line and one progress line per step.
 
 #include "comm/halo_exchange.hpp"
 #include "src/io/metrics.hpp"
 #include "src/io/scene.hpp"
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/distribute.hpp"
+#include "src/solver/integrator.hpp"
+#include "src/solver/newton_solver.hpp"
 
 #include <mpi.h>
 
@@ -31,8 +34,11 @@ public:
     /// Collective over `comm`. `output_dir` overrides the scene's `output.dir` when not empty.
     Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir = "");
 
-    /// Write the initial state (step 0) and its metrics line. Collective.
+    /// Write the initial state, then take every time step of the scene. Collective.
     void run();
+
+    /// One time step from the current state. Returns the Newton result. Collective.
+    solver::NewtonResult step();
 
     const LocalMesh& local_mesh() const { return m_local; }
     const io::Scene& scene() const { return m_scene; }
@@ -43,9 +49,15 @@ public:
     /// Current positions and velocities (device). Rows: local nodes, owned first.
     NodeField positions() const { return m_x; }
     NodeField velocities() const { return m_v; }
+    /// Lumped nodal masses (kg), complete for owned nodes.
+    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_newton->elastic().lumped_mass(); }
+
+    /// Kinetic, elastic and gravitational energy of the current state (summed over ranks). Collective.
+    std::array<double, 3> energies() const;
 
 private:
     void write_output(int step, double time);
+    void write_metrics(int step, const solver::NewtonResult& result, double wall_seconds);
 
     MPI_Comm m_comm;
     int m_rank = 0;
@@ -58,6 +70,13 @@ private:
     NodeField m_x;  ///< positions, metres
     NodeField m_v;  ///< velocities, m/s
     NodeField m_x0; ///< rest positions, metres
+    NodeField m_x_old, m_x_hat, m_target;
+    NodeField m_prescribed_velocity; ///< m/s for moving nodes, 0 elsewhere
+    std::unique_ptr<solver::Integrator> m_integrator;
+    std::unique_ptr<solver::NewtonSolver> m_newton;
+    solver::NewtonSettings m_newton_settings;
+    int m_step = 0;
+    double m_time = 0.0;
     std::unique_ptr<io::VtkSeriesWriter> m_vtk;
     std::optional<io::MetricsWriter> m_metrics; ///< rank 0 only
     double m_setup_seconds = 0.0;

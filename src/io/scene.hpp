@@ -99,7 +99,7 @@ struct Scene {
     std::string solver = "ipc";
     std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     int max_newton_iterations = 100;
-    double linear_tolerance = 1e-5;         ///< relative residual of PCG
+    double linear_tolerance = 1e-5; ///< relative residual of PCG
     int max_linear_iterations = 2000;
     std::string output_dir = "output";
     int output_every = 1;

@@ -6,7 +6,7 @@ namespace intact::solver {
 
 namespace {
 
-Kokkos::View<int*, MemSpace> to_device(const char* label, const std::vector<int>& values) {
+Kokkos::View<int*, MemSpace> to_device(const std::string& label, const std::vector<int>& values) {
     Kokkos::View<int*, MemSpace> view(label, values.size());
     auto host = Kokkos::create_mirror_view(view);
     std::copy(values.begin(), values.end(), host.data());
@@ -43,7 +43,8 @@ BlockMatrix::BlockMatrix(int num_owned, int num_local, const std::vector<std::ar
     std::vector<int> row_offsets{0}, cols, diagonal, source_offsets{0}, sources;
     for (int r = 0; r < num_owned; ++r) {
         auto& entries = rows[static_cast<std::size_t>(r)];
-        std::stable_sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.col < y.col; });
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const Entry& x, const Entry& y) { return x.col < y.col; });
         int diag = -1;
         for (std::size_t i = 0; i < entries.size(); ++i) {
             if (i == 0 || entries[i].col != entries[i - 1].col) {

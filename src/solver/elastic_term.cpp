@@ -26,7 +26,8 @@ MaterialModel material_model(const std::string& name) {
     if (name == "stvk") {
         return MaterialModel::stvk;
     }
-    INTACT_REQUIRE(name == "linear", "unknown material model '" << name << "' (the scene reader checks this)");
+    INTACT_REQUIRE(name == "linear",
+                   "unknown material model '" << name << "' (the scene reader checks this)");
     return MaterialModel::linear;
 }
 
@@ -49,21 +50,20 @@ template <class Group, class Work> auto with_material(const Group& group, Work&&
     return work(kernels::LinearElastic{group.mu, group.lambda});
 }
 
-// The 12 coordinates of local element e's corners.
-KOKKOS_INLINE_FUNCTION kernels::Vec12 corners(const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace>& tets,
-                                              const NodeField& x, int e) {
-    kernels::Vec12 q;
+// The corners of local element e in field x.
+KOKKOS_INLINE_FUNCTION void
+load_corners(const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace>& tets,
+             const NodeField& x,
+             int e,
+             kernels::Vec3 corners[4]) {
     for (int a = 0; a < 4; ++a) {
         const int n = tets(e, a);
-        for (int c = 0; c < 3; ++c) {
-            q(3 * a + c) = x(n, c);
-        }
+        corners[a] = kernels::Vec3(x(n, 0), x(n, 1), x(n, 2));
     }
-    return q;
 }
 
-KOKKOS_INLINE_FUNCTION kernels::Mat3 matrix_of(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& m,
-                                               int e) {
+KOKKOS_INLINE_FUNCTION kernels::Mat3
+matrix_of(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& m, int e) {
     kernels::Mat3 a;
     for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) {
@@ -76,8 +76,7 @@ KOKKOS_INLINE_FUNCTION kernels::Mat3 matrix_of(const Kokkos::View<double* [3][3]
 } // namespace
 
 ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
-    : m_num_owned_elements(mesh.num_owned_elements),
-      m_tets("intact::solver::tets", mesh.tets.size()),
+    : m_num_owned_elements(mesh.num_owned_elements), m_tets("intact::solver::tets", mesh.tets.size()),
       m_dm_inverse("intact::solver::dm_inverse", mesh.tets.size()),
       m_volume("intact::solver::rest_volume", mesh.tets.size()),
       m_mass("intact::solver::lumped_mass", mesh.rest_position.size()),
@@ -97,8 +96,8 @@ ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
             const Vec3& p = mesh.rest_position[static_cast<std::size_t>(n)];
             X[a] = kernels::Vec3(p[0], p[1], p[2]);
         }
-        const kernels::Mat3 Dm_inv = kernels::rest_shape_inverse(X[0], X[1], X[2], X[3]);
-        const double V = kernels::rest_volume(X[0], X[1], X[2], X[3]);
+        const kernels::Mat3 Dm_inv = kernels::rest_shape_inverse(X);
+        const double V = kernels::rest_volume(X);
         for (int r = 0; r < 3; ++r) {
             for (int c = 0; c < 3; ++c) {
                 dm_inverse(e, r, c) = Dm_inv(r, c);
@@ -130,7 +129,7 @@ ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
         if (elements.empty()) {
             continue;
         }
-        const auto lame = kernels::lame_from_youngs(material.youngs_modulus, material.poisson_ratio);
+        const auto lame = kernels::lame_from_youngs<>(material.youngs_modulus, material.poisson_ratio);
         Group group{material_model(material.model), lame.mu, lame.lambda,
                     Kokkos::View<int*, MemSpace>("intact::solver::group_elements", elements.size()),
                     Kokkos::View<int*, MemSpace>("intact::solver::group_owned", owned.size())};
@@ -144,7 +143,8 @@ ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
     }
 }
 
-template <class Material> double ElasticTerm::energy_of(const Material& material, const NodeField& x, int group) const {
+template <class Material>
+double ElasticTerm::energy_of(const Material& material, const NodeField& x, int group) const {
     const auto owned = m_groups[static_cast<std::size_t>(group)].owned;
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
     const auto dm_inverse = m_dm_inverse;
@@ -154,8 +154,10 @@ template <class Material> double ElasticTerm::energy_of(const Material& material
         "intact::solver::elastic_energy", Kokkos::RangePolicy<ExecSpace>(0, owned.extent(0)),
         KOKKOS_LAMBDA(const int k, double& total) {
             const int e = owned(k);
-            total += kernels::elastic_element(material, corners(tets, x, e), matrix_of(dm_inverse, e), volume(e),
-                                              nullptr, nullptr);
+            kernels::Vec3 q[4];
+            load_corners(tets, x, e, q);
+            total +=
+                kernels::elastic_element(material, q, matrix_of(dm_inverse, e), volume(e), nullptr, nullptr);
         },
         sum);
     return sum;
@@ -164,12 +166,54 @@ template <class Material> double ElasticTerm::energy_of(const Material& material
 double ElasticTerm::energy(const NodeField& x) const {
     double total = 0.0;
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
-        total += with_material(m_groups[g], [&](const auto& material) { return energy_of(material, x, static_cast<int>(g)); });
+        total += with_material(
+            m_groups[g], [&](const auto& material) { return energy_of(material, x, static_cast<int>(g)); });
     }
     return total;
 }
 
-template <class Material> void ElasticTerm::evaluate_group(const Material& material, const NodeField& x, int group) {
+template <class Material>
+std::pair<double, double> ElasticTerm::energy_change_of(const Material& material,
+                                                        const NodeField& x,
+                                                        const NodeField& trial,
+                                                        int group) const {
+    const auto owned = m_groups[static_cast<std::size_t>(group)].owned;
+    const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
+    const auto dm_inverse = m_dm_inverse;
+    const auto volume = m_volume;
+    double change = 0.0;
+    double magnitude = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::elastic_energy_change", Kokkos::RangePolicy<ExecSpace>(0, owned.extent(0)),
+        KOKKOS_LAMBDA(const int k, double& sum_change, double& sum_magnitude) {
+            const int e = owned(k);
+            const kernels::Mat3 Dm_inv = matrix_of(dm_inverse, e);
+            kernels::Vec3 q[4];
+            load_corners(tets, x, e, q);
+            const double before = kernels::elastic_element(material, q, Dm_inv, volume(e), nullptr, nullptr);
+            load_corners(tets, trial, e, q);
+            const double after = kernels::elastic_element(material, q, Dm_inv, volume(e), nullptr, nullptr);
+            sum_change += after - before;
+            sum_magnitude += before < 0 ? -before : before;
+        },
+        change, magnitude);
+    return {change, magnitude};
+}
+
+std::pair<double, double> ElasticTerm::energy_change(const NodeField& x, const NodeField& trial) const {
+    std::pair<double, double> total{0.0, 0.0};
+    for (std::size_t g = 0; g < m_groups.size(); ++g) {
+        const auto part = with_material(m_groups[g], [&](const auto& material) {
+            return energy_change_of(material, x, trial, static_cast<int>(g));
+        });
+        total.first += part.first;
+        total.second += part.second;
+    }
+    return total;
+}
+
+template <class Material>
+void ElasticTerm::evaluate_group(const Material& material, const NodeField& x, int group) {
     const auto elements = m_groups[static_cast<std::size_t>(group)].elements;
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
     const auto dm_inverse = m_dm_inverse;
@@ -180,9 +224,11 @@ template <class Material> void ElasticTerm::evaluate_group(const Material& mater
         "intact::solver::elastic_element_derivatives", Kokkos::RangePolicy<ExecSpace>(0, elements.extent(0)),
         KOKKOS_LAMBDA(const int k) {
             const int e = elements(k);
+            kernels::Vec3 q[4];
+            load_corners(tets, x, e, q);
             kernels::Vec12 g;
             kernels::Mat12 H;
-            kernels::elastic_element(material, corners(tets, x, e), matrix_of(dm_inverse, e), volume(e), &g, &H);
+            kernels::elastic_element(material, q, matrix_of(dm_inverse, e), volume(e), &g, &H);
             for (int i = 0; i < 12; ++i) {
                 gradients(e, i) = g(i);
                 for (int j = 0; j < 12; ++j) {
@@ -214,7 +260,10 @@ double ElasticTerm::max_step(const NodeField& x, const NodeField& p) const {
             "intact::solver::inversion_bound", Kokkos::RangePolicy<ExecSpace>(0, elements.extent(0)),
             KOKKOS_LAMBDA(const int k, double& smallest) {
                 const int e = elements(k);
-                const double step = kernels::max_step_keeping_volume(corners(tets, x, e), corners(tets, p, e), 0.2);
+                kernels::Vec3 q[4], d[4];
+                load_corners(tets, x, e, q);
+                load_corners(tets, p, e, d);
+                const double step = kernels::max_step_keeping_volume(q, d, 0.2);
                 smallest = step < smallest ? step : smallest;
             },
             Kokkos::Min<double>(bound));

@@ -32,6 +32,10 @@ public:
     /// element is inverted or flat. Device work, host result.
     double energy(const NodeField& x) const;
 
+    /// Σ over owned elements of V ψ(trial) − V ψ(x) (element by element, +∞ if a neo-Hookean element of
+    /// `trial` is inverted) and Σ |V ψ(x)|. This rank only.
+    std::pair<double, double> energy_change(const NodeField& x, const NodeField& trial) const;
+
     /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element.
     void evaluate(const NodeField& x);
 
@@ -41,14 +45,20 @@ public:
 
     /// Lumped mass of every local node (complete for owned nodes), kg.
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_mass; }
-    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets() const { return m_tets; }
-    ElementGradients gradients() const { return m_gradients; }
+    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets() const {
+        return m_tets;
+    } ElementGradients gradients() const {
+        return m_gradients;
+    }
     ElementHessians hessians() const { return m_hessians; }
     int num_owned_elements() const { return m_num_owned_elements; }
 
     /// Launch the kernels of one material over the elements `[begin, end)` of the body ordering. Public
     /// only because CUDA lambdas must live in public member functions.
     template <class Material> double energy_of(const Material& material, const NodeField& x, int group) const;
+    template <class Material>
+    std::pair<double, double>
+    energy_change_of(const Material& material, const NodeField& x, const NodeField& trial, int group) const;
     template <class Material> void evaluate_group(const Material& material, const NodeField& x, int group);
 
 private:

@@ -14,7 +14,10 @@ void ImplicitEuler::predict(double h, const NodeField& x, const NodeField& v, co
         });
 }
 
-void ImplicitEuler::correct(double h, const NodeField& x_old, const NodeField& x_new, const NodeField& v) const {
+void ImplicitEuler::correct(double h,
+                            const NodeField& x_old,
+                            const NodeField& x_new,
+                            const NodeField& v) const {
     const double inverse_h = 1.0 / h;
     Kokkos::parallel_for(
         "intact::solver::implicit_euler_correct", Kokkos::RangePolicy<ExecSpace>(0, x_new.extent(0)),
@@ -26,7 +29,8 @@ void ImplicitEuler::correct(double h, const NodeField& x_old, const NodeField& x
 }
 
 std::unique_ptr<Integrator> make_integrator(const std::string& type) {
-    INTACT_REQUIRE(type == "implicit_euler", "unknown integrator '" << type << "' (the scene reader checks this)");
+    INTACT_REQUIRE(type == "implicit_euler",
+                   "unknown integrator '" << type << "' (the scene reader checks this)");
     return std::make_unique<ImplicitEuler>();
 }
 

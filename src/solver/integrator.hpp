@@ -24,7 +24,8 @@ public:
     /// x̂ from the state at the start of the step (rows: local nodes). Device.
     virtual void predict(double h, const NodeField& x, const NodeField& v, const NodeField& x_hat) const = 0;
     /// New velocities from the positions before (x_old) and after (x_new) the step. Device.
-    virtual void correct(double h, const NodeField& x_old, const NodeField& x_new, const NodeField& v) const = 0;
+    virtual void
+    correct(double h, const NodeField& x_old, const NodeField& x_new, const NodeField& v) const = 0;
 };
 
 /// Backward (implicit) Euler: x̂ = xᵗ + h vᵗ, c = 1, vᵗ⁺¹ = (xᵗ⁺¹ − xᵗ) / h. First order, dissipative.

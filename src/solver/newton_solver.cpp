@@ -2,14 +2,15 @@
 
 #include "comm/collectives.hpp"
 
+#include "src/core/error.hpp"
+
 #include <cmath>
-#include <limits>
 
 namespace intact::solver {
 
 namespace {
 
-Kokkos::View<double*, MemSpace> free_mask(const std::vector<NodeConstraint>& constraint) {
+Kokkos::View<double*, MemSpace> make_free_mask(const std::vector<NodeConstraint>& constraint) {
     Kokkos::View<double*, MemSpace> mask("intact::solver::free_mask", constraint.size());
     auto host = Kokkos::create_mirror_view(mask);
     for (std::size_t i = 0; i < constraint.size(); ++i) {
@@ -21,14 +22,18 @@ Kokkos::View<double*, MemSpace> free_mask(const std::vector<NodeConstraint>& con
 
 } // namespace
 
-NewtonSolver::NewtonSolver(const LocalMesh& mesh, const io::Scene& scene, comm::HaloExchange<>& halo,
+NewtonSolver::NewtonSolver(const LocalMesh& mesh,
+                           const io::Scene& scene,
+                           comm::HaloExchange<>& halo,
                            const std::vector<NodeConstraint>& constrained)
     : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_halo(halo), m_elastic(mesh, scene),
-      m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets), m_free(free_mask(constrained)),
+      m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets), m_free(make_free_mask(constrained)),
       m_pcg(m_matrix, halo, m_free), m_gradient("intact::solver::gradient", mesh.num_local_nodes()),
       m_rhs("intact::solver::rhs", mesh.num_local_nodes()),
       m_direction("intact::solver::direction", mesh.num_local_nodes()),
-      m_trial("intact::solver::trial", mesh.num_local_nodes()) {}
+      m_trial("intact::solver::trial", mesh.num_local_nodes()),
+      m_boundary_step("intact::solver::boundary_step", mesh.num_local_nodes()),
+      m_product("intact::solver::product", mesh.num_local_nodes()) {}
 
 std::pair<double, double> NewtonSolver::potential_energies(const NodeField& x, const Vec3& gravity) const {
     const auto mass = m_elastic.lumped_mass();
@@ -36,34 +41,48 @@ std::pair<double, double> NewtonSolver::potential_energies(const NodeField& x, c
     double gravitational = 0.0;
     Kokkos::parallel_reduce(
         "intact::solver::gravity_energy", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
-        KOKKOS_LAMBDA(const int i, double& sum) { sum -= mass(i) * (gx * x(i, 0) + gy * x(i, 1) + gz * x(i, 2)); },
+        KOKKOS_LAMBDA(const int i, double& sum) {
+            sum -= mass(i) * (gx * x(i, 0) + gy * x(i, 1) + gz * x(i, 2));
+        },
         gravitational);
     const double elastic = m_elastic.energy(x);
     return {comm::allreduce_sum(m_comm, elastic), comm::allreduce_sum(m_comm, gravitational)};
 }
 
-double NewtonSolver::total_energy(const NodeField& x, const NodeField& x_hat, double h, double weight,
-                                  const Vec3& gravity) const {
+std::pair<double, double>
+NewtonSolver::energy_change(const NodeField& x, const NodeField& trial, const StepProblem& problem) const {
     const auto mass = m_elastic.lumped_mass();
-    const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
-    const double ch2 = weight * h * h;
-    double nodal = 0.0;
+    const auto x_hat = problem.x_hat;
+    const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
+    const double ch2 = problem.weight * problem.h * problem.h;
+    double change = 0.0;
+    double magnitude = 0.0;
+    // Per node: ½ m (|y − x̂|² − |x − x̂|²) − c h² m g·(y − x), written with y − x so nothing cancels.
     Kokkos::parallel_reduce(
-        "intact::solver::inertia_energy", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            const double d0 = x(i, 0) - x_hat(i, 0), d1 = x(i, 1) - x_hat(i, 1), d2 = x(i, 2) - x_hat(i, 2);
-            sum += 0.5 * mass(i) * (d0 * d0 + d1 * d1 + d2 * d2) -
-                   ch2 * mass(i) * (gx * x(i, 0) + gy * x(i, 1) + gz * x(i, 2));
+        "intact::solver::nodal_energy_change", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
+        KOKKOS_LAMBDA(const int i, double& sum_change, double& sum_magnitude) {
+            double inertia = 0.0, before = 0.0, work = 0.0;
+            const double g[3] = {gx, gy, gz};
+            for (int c = 0; c < 3; ++c) {
+                const double step = trial(i, c) - x(i, c);
+                const double offset = x(i, c) - x_hat(i, c);
+                inertia += step * (2.0 * offset + step);
+                before += offset * offset;
+                work += g[c] * step;
+            }
+            sum_change += 0.5 * mass(i) * inertia - ch2 * mass(i) * work;
+            sum_magnitude += 0.5 * mass(i) * before;
         },
-        nodal);
-    const double elastic = m_elastic.energy(x);
-    // An inverted neo-Hookean element makes the energy +∞ on its rank; the sum carries it to all ranks.
-    return comm::allreduce_sum(m_comm, nodal + ch2 * elastic);
+        change, magnitude);
+    const auto elastic = m_elastic.energy_change(x, trial);
+    double totals[2] = {change + ch2 * elastic.first, magnitude + ch2 * elastic.second};
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_DOUBLE, MPI_SUM, m_comm));
+    return {totals[0], totals[1]};
 }
 
-void NewtonSolver::assemble(const NodeField& x, const NodeField& x_hat, double h, double weight,
-                            const Vec3& gravity) {
+void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
     m_elastic.evaluate(x);
+    const auto x_hat = problem.x_hat;
     const auto mass = m_elastic.lumped_mass();
     const auto element_gradient = m_elastic.gradients();
     const auto element_hessian = m_elastic.hessians();
@@ -75,12 +94,13 @@ void NewtonSolver::assemble(const NodeField& x, const NodeField& x_hat, double h
     const auto block_sources = m_matrix.sources();
     const auto values = m_matrix.values();
     const auto gradient = m_gradient;
-    const double ch2 = weight * h * h;
-    const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
+    const double ch2 = problem.weight * problem.h * problem.h;
+    const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
 
     // One owned row per work item: a deterministic sum over the element entries of that row.
     Kokkos::parallel_for(
-        "intact::solver::assemble_rows", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned), KOKKOS_LAMBDA(const int r) {
+        "intact::solver::assemble_rows", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
+        KOKKOS_LAMBDA(const int r) {
             double g[3] = {0.0, 0.0, 0.0};
             for (int j = node_offsets(r); j < node_offsets(r + 1); ++j) {
                 const int e = node_sources(j) / 4;
@@ -116,71 +136,99 @@ void NewtonSolver::assemble(const NodeField& x, const NodeField& x_hat, double h
         });
 }
 
-NewtonResult NewtonSolver::minimize(const NodeField& x, const NodeField& x_hat, double h, double weight,
-                                    const Vec3& gravity, const NewtonSettings& settings) {
+NewtonResult
+NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const NewtonSettings& settings) {
     NewtonResult result;
     const auto rhs = m_rhs;
     const auto gradient = m_gradient;
-    const auto direction = m_direction;
+    const auto p = m_direction;
     const auto trial = m_trial;
+    const auto delta = m_boundary_step;
+    const auto product = m_product;
+    const auto target = problem.target;
+    const auto free = m_free;
     const int n = m_num_owned;
-    double energy = total_energy(x, x_hat, h, weight, gravity);
+    const int local_rows = static_cast<int>(x.extent(0));
 
     for (int it = 0; it < settings.max_iterations; ++it) {
-        // 1. Gradient and projected Hessian; direction from H p = −∇E.
-        assemble(x, x_hat, h, weight, gravity);
-        Kokkos::parallel_for(
-            "intact::solver::negate_gradient", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+        // 1. The boundary's remaining motion Δ (constrained rows, all local rows: no exchange needed).
+        double remaining = 0.0;
+        Kokkos::parallel_reduce(
+            "intact::solver::boundary_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+            KOKKOS_LAMBDA(const int i, double& largest) {
                 for (int c = 0; c < 3; ++c) {
-                    rhs(i, c) = -gradient(i, c);
+                    const double d = free(i) == 0.0 ? target(i, c) - x(i, c) : 0.0;
+                    delta(i, c) = d;
+                    const double size = d < 0 ? -d : d;
+                    largest = size > largest ? size : largest;
+                }
+            },
+            Kokkos::Max<double>(remaining));
+        remaining = comm::allreduce_max(m_comm, remaining);
+
+        // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f.
+        assemble(x, problem);
+        spmv(m_matrix, delta, product, free);
+        Kokkos::parallel_for(
+            "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+                for (int c = 0; c < 3; ++c) {
+                    rhs(i, c) = -gradient(i, c) - product(i, c);
                 }
             });
-        const PcgResult linear = m_pcg.solve(rhs, direction, settings.linear);
+        const PcgResult linear = m_pcg.solve(rhs, p, settings.linear);
         result.linear_iterations += linear.iterations;
 
-        // 2. Stop on ‖p‖∞ / h (constrained rows of p are zero).
+        // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance.
         double p_max = 0.0;
         Kokkos::parallel_reduce(
             "intact::solver::direction_max", Kokkos::RangePolicy<ExecSpace>(0, n),
-            KOKKOS_LAMBDA(const int i, double& m) {
+            KOKKOS_LAMBDA(const int i, double& largest) {
                 for (int c = 0; c < 3; ++c) {
-                    const double v = direction(i, c) < 0 ? -direction(i, c) : direction(i, c);
-                    m = v > m ? v : m;
+                    const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
+                    largest = v > largest ? v : largest;
                 }
             },
             Kokkos::Max<double>(p_max));
-        p_max = comm::allreduce_max(m_comm, p_max);
-        result.residual = p_max / h;
-        if (result.residual < settings.tolerance) {
+        result.residual = comm::allreduce_max(m_comm, p_max) / problem.h;
+        if (remaining == 0.0 && result.residual < settings.tolerance) {
             result.converged = true;
             break;
         }
 
-        // 3. Backtracking from the inversion-safe bound.
-        double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, direction));
-        double trial_energy = std::numeric_limits<double>::infinity();
-        const int local_rows = static_cast<int>(x.extent(0));
-        for (int halvings = 0; halvings < 60; ++halvings) {
+        // 4. Full step d = p + Δ, capped so no neo-Hookean element loses more than 80% of its volume.
+        Kokkos::parallel_for(
+            "intact::solver::full_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+            KOKKOS_LAMBDA(const int i) {
+                for (int c = 0; c < 3; ++c) {
+                    p(i, c) += delta(i, c);
+                }
+            });
+        double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, p));
+        bool accepted = false;
+        for (int halvings = 0; halvings < 60 && !accepted; ++halvings) {
+            const bool arrive = alpha == 1.0;
             Kokkos::parallel_for(
                 "intact::solver::trial_point", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
                 KOKKOS_LAMBDA(const int i) {
                     for (int c = 0; c < 3; ++c) {
-                        trial(i, c) = x(i, c) + alpha * direction(i, c);
+                        // Constrained rows land exactly on their target when the whole step is taken.
+                        trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
                     }
                 });
-            trial_energy = total_energy(trial, x_hat, h, weight, gravity);
-            if (trial_energy <= energy) {
-                break;
+            const auto [change, scale] = energy_change(x, trial, problem);
+            // While the boundary moves, any finite state is taken; afterwards E must not rise beyond
+            // round-off of its terms.
+            accepted = remaining > 0.0 ? std::isfinite(change) : change <= 1e-13 * scale;
+            if (!accepted) {
+                alpha *= 0.5;
             }
-            alpha *= 0.5;
         }
         result.iterations = it + 1;
-        if (!(trial_energy <= energy)) {
+        if (!accepted) {
             result.line_search_failed = true;
             break;
         }
         Kokkos::deep_copy(x, trial);
-        energy = trial_energy;
     }
     return result;
 }

@@ -4,10 +4,15 @@
 ///
 ///     E(x) = ½ (x − x̂)ᵀ M (x − x̂) + c h² P(x),   P(x) = Σ_e V_e ψ(F_e) − Σ_i m_i g·x_i
 ///
-/// Each iteration assembles the gradient and the PSD-projected Hessian of the owned rows, solves
-/// H p = −∇E with distributed PCG (constrained nodes eliminated), stops when ‖p‖∞ / h < tolerance
-/// (velocity units, reduced with MAX over ranks), and otherwise backtracks from α = min(1, α_inversion)
-/// halving α until E(x + α p) ≤ E(x) (Armijo constant 0), energies summed once over ranks. Collective.
+/// Each iteration assembles the gradient and the PSD-projected Hessian of the owned rows and solves for
+/// the free rows of the step with distributed PCG. Constrained (fixed or moving) nodes are Dirichlet
+/// data of the increment: their part of the step is Δ = target − x, and the free part solves
+/// H_ff p = −(∇E + H Δ)_f, so prescribed motion enters gradually and never inverts an element. The step
+/// d = p + Δ is capped by α_inversion (neo-Hookean elements keep 20% of their volume). While Δ ≠ 0 the
+/// capped step is taken as is (prescribed motion does work, so E may rise); once the boundary has
+/// arrived, α is halved until E(x + α d) ≤ E(x) (Armijo constant 0), the change of energy summed term
+/// by term so that round-off does not stall the search. The solve ends when the boundary has arrived
+/// and ‖p‖∞ / h < tolerance (velocity units, MAX over ranks). Collective.
 
 #include "comm/halo_exchange.hpp"
 #include "src/solver/block_matrix.hpp"
@@ -19,15 +24,25 @@
 namespace intact::solver {
 
 struct NewtonSettings {
-    double tolerance = 1e-2;   ///< ‖p‖∞ / h below this (m/s) ends the solve
-    int max_iterations = 100;  ///< the solve reports non-convergence past this
+    double tolerance = 1e-2;  ///< ‖p‖∞ / h below this (m/s) ends the solve
+    int max_iterations = 100; ///< the solve reports non-convergence past this
     PcgSettings linear;
+};
+
+/// What one time step minimises: E(x) = ½ (x − x̂)ᵀ M (x − x̂) + c h² P(x), with constrained nodes
+/// ending at `target`.
+struct StepProblem {
+    NodeField x_hat;     ///< inertial target x̂ (rows: local nodes)
+    NodeField target;    ///< end-of-step positions of constrained nodes (rows of free nodes unused)
+    double h = 0.0;      ///< time step, s
+    double weight = 1.0; ///< c
+    Vec3 gravity{};      ///< m/s²
 };
 
 struct NewtonResult {
     int iterations = 0;
     int linear_iterations = 0;
-    double residual = 0.0;     ///< ‖p‖∞ / h of the last direction, m/s
+    double residual = 0.0; ///< ‖p‖∞ / h of the last direction, m/s
     bool converged = false;
     bool line_search_failed = false;
 };
@@ -35,16 +50,19 @@ struct NewtonResult {
 class NewtonSolver {
 public:
     /// @param constrained 1 for fixed or moving nodes (per local node), 0 for free ones
-    NewtonSolver(const LocalMesh& mesh, const io::Scene& scene, comm::HaloExchange<>& halo,
+    NewtonSolver(const LocalMesh& mesh,
+                 const io::Scene& scene,
+                 comm::HaloExchange<>& halo,
                  const std::vector<NodeConstraint>& constrained);
 
-    /// Minimise E over the free nodes of x, starting from x (ghost rows current). On return x holds the
-    /// minimiser with ghost rows gathered. `weight` is c; `gravity` in m/s². Collective.
-    NewtonResult minimize(const NodeField& x, const NodeField& x_hat, double h, double weight, const Vec3& gravity,
-                          const NewtonSettings& settings);
+    /// Minimise E, starting from x (feasible, ghost rows current). On return x holds the minimiser (with
+    /// the constrained nodes at their targets) and ghost rows are current. Collective.
+    NewtonResult minimize(const NodeField& x, const StepProblem& problem, const NewtonSettings& settings);
 
-    /// E(x) summed over ranks. Collective.
-    double total_energy(const NodeField& x, const NodeField& x_hat, double h, double weight, const Vec3& gravity) const;
+    /// E(trial) − E(x) summed term by term over owned entries and ranks, and Σ|terms of E(x)| as the
+    /// scale below which a change is round-off. Collective.
+    std::pair<double, double>
+    energy_change(const NodeField& x, const NodeField& trial, const StepProblem& problem) const;
 
     /// Elastic energy Σ V ψ and gravitational energy −Σ m g·x over owned entries, summed over ranks.
     /// Collective.
@@ -54,7 +72,7 @@ public:
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
     /// Assemble ∇E (owned rows) and the Hessian values. Public for CUDA lambdas and benchmarks.
-    void assemble(const NodeField& x, const NodeField& x_hat, double h, double weight, const Vec3& gravity);
+    void assemble(const NodeField& x, const StepProblem& problem);
     const BlockMatrix& matrix() const { return m_matrix; }
 
 private:
@@ -65,7 +83,7 @@ private:
     BlockMatrix m_matrix;
     Kokkos::View<double*, MemSpace> m_free; ///< 1 free, 0 constrained, per local node
     Pcg m_pcg;
-    NodeField m_gradient, m_rhs, m_direction, m_trial;
+    NodeField m_gradient, m_rhs, m_direction, m_trial, m_boundary_step, m_product;
 };
 
 } // namespace intact::solver

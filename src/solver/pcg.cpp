@@ -9,25 +9,31 @@ namespace intact::solver {
 namespace {
 
 // z = D⁻¹ r on owned rows, D⁻¹ the inverted diagonal blocks.
-void apply_block_jacobi(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& inverse, const NodeField& r,
-                        const NodeField& z, int n) {
+void apply_block_jacobi(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& inverse,
+                        const NodeField& r,
+                        const NodeField& z,
+                        int n) {
     Kokkos::parallel_for(
         "intact::solver::pcg_precondition", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
             for (int row = 0; row < 3; ++row) {
-                z(i, row) = inverse(i, row, 0) * r(i, 0) + inverse(i, row, 1) * r(i, 1) + inverse(i, row, 2) * r(i, 2);
+                z(i, row) = inverse(i, row, 0) * r(i, 0) + inverse(i, row, 1) * r(i, 1) +
+                            inverse(i, row, 2) * r(i, 2);
             }
         });
 }
 
 } // namespace
 
-void spmv(const BlockMatrix& matrix, const NodeField& x, const NodeField& y,
+void spmv(const BlockMatrix& matrix,
+          const NodeField& x,
+          const NodeField& y,
           const Kokkos::View<const double*, MemSpace>& mask) {
     const auto offsets = matrix.row_offsets();
     const auto cols = matrix.cols();
     const auto values = matrix.values();
     Kokkos::parallel_for(
-        "intact::solver::spmv", Kokkos::RangePolicy<ExecSpace>(0, matrix.num_rows()), KOKKOS_LAMBDA(const int r) {
+        "intact::solver::spmv", Kokkos::RangePolicy<ExecSpace>(0, matrix.num_rows()),
+        KOKKOS_LAMBDA(const int r) {
             double y0 = 0.0, y1 = 0.0, y2 = 0.0;
             for (int k = offsets(r); k < offsets(r + 1); ++k) {
                 const int c = cols(k);
@@ -47,15 +53,17 @@ double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b)
     double local = 0.0;
     Kokkos::parallel_reduce(
         "intact::solver::dot", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
-        KOKKOS_LAMBDA(const int i, double& sum) { sum += a(i, 0) * b(i, 0) + a(i, 1) * b(i, 1) + a(i, 2) * b(i, 2); },
+        KOKKOS_LAMBDA(const int i, double& sum) {
+            sum += a(i, 0) * b(i, 0) + a(i, 1) * b(i, 1) + a(i, 2) * b(i, 2);
+        },
         local);
     return comm::allreduce_sum(comm, local);
 }
 
 Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange<>& halo, Kokkos::View<const double*, MemSpace> mask)
-    : m_matrix(matrix), m_halo(halo), m_mask(std::move(mask)), m_r("intact::solver::pcg_r", matrix.num_cols()),
-      m_z("intact::solver::pcg_z", matrix.num_cols()), m_p("intact::solver::pcg_p", matrix.num_cols()),
-      m_q("intact::solver::pcg_q", matrix.num_cols()),
+    : m_matrix(matrix), m_halo(halo), m_mask(std::move(mask)),
+      m_r("intact::solver::pcg_r", matrix.num_cols()), m_z("intact::solver::pcg_z", matrix.num_cols()),
+      m_p("intact::solver::pcg_p", matrix.num_cols()), m_q("intact::solver::pcg_q", matrix.num_cols()),
       m_inverse_diagonal("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
 
 PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& settings) {
@@ -105,7 +113,8 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
         return result;
     }
     apply_block_jacobi(inverse, r, z, n);
-    Kokkos::deep_copy(Kokkos::subview(p, std::make_pair(0, n), Kokkos::ALL), Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
+    Kokkos::deep_copy(Kokkos::subview(p, std::make_pair(0, n), Kokkos::ALL),
+                      Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
     double rz = dot(comm, n, r, z);
 
     // 3. Iterate: one halo gather (p) and three allreduces per iteration.
@@ -135,7 +144,8 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
         const double beta = rz_new / rz;
         rz = rz_new;
         Kokkos::parallel_for(
-            "intact::solver::pcg_direction", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            "intact::solver::pcg_direction", Kokkos::RangePolicy<ExecSpace>(0, n),
+            KOKKOS_LAMBDA(const int i) {
                 for (int c = 0; c < 3; ++c) {
                     p(i, c) = z(i, c) + beta * p(i, c);
                 }

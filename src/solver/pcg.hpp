@@ -14,7 +14,9 @@
 namespace intact::solver {
 
 /// y(owned rows) = mask ⊙ (A x). `x` must hold current ghost values. Device, not collective.
-void spmv(const BlockMatrix& matrix, const NodeField& x, const NodeField& y,
+void spmv(const BlockMatrix& matrix,
+          const NodeField& x,
+          const NodeField& y,
           const Kokkos::View<const double*, MemSpace>& mask);
 
 /// Σ over owned rows of a·b, reduced over all ranks. Collective.

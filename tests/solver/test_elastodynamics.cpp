@@ -36,15 +36,29 @@ std::string output_dir(const std::string& name, MPI_Comm comm) {
         .string();
 }
 
+// One box body on [min, max] with `cells` hexahedra (6 tets each), contact off, tight solver tolerances.
+json box_scene(const std::string& model, std::array<int, 3> cells, const Vec3& max = {0.4, 0.2, 0.2}) {
+    json body;
+    body["mesh"]["box"] = {{"min", {0.0, 0.0, 0.0}}, {"max", max}, {"cells", cells}};
+    body["material"] = {
+        {"model", model}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    json scene;
+    scene["time"] = {{"dt", 0.01}, {"steps", 10}};
+    scene["gravity"] = {0.0, 0.0, -9.81};
+    scene["bodies"] = json::array({body});
+    scene["contact"] = {{"enabled", false}};
+    scene["solver"] = {
+        {"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-12}, {"max_linear_iterations", 5000}};
+    return scene;
+}
+
 json block_scene(const std::string& model, std::array<int, 3> cells) {
-    return json{{"time", {{"dt", 0.01}, {"steps", 10}}},
-                {"gravity", {0.0, 0.0, -9.81}},
-                {"bodies",
-                 {{{"mesh", {{"box", {{"min", {0, 0, 0}}, {"max", {0.4, 0.2, 0.2}}, {"cells", cells}}}}}},
-                   {"material",
-                    {{"model", model}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000}}}}}},
-                {"contact", {{"enabled", false}}},
-                {"solver", {{"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-12}, {"max_linear_iterations", 5000}}}};
+    return box_scene(model, cells);
+}
+
+/// A box selector {"box": {"min": lo, "max": hi}}.
+json box(const Vec3& lo, const Vec3& hi) {
+    return json{{"box", {{"min", lo}, {"max", hi}}}};
 }
 
 // Positions of all nodes by global id, gathered on every rank.
@@ -64,10 +78,12 @@ std::map<GlobalId, Vec3> gather_positions(const Simulation& simulation, MPI_Comm
     std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
     MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
     for (int r = 1; r < size; ++r) {
-        offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
+        offsets[static_cast<std::size_t>(r)] =
+            offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
     }
     std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
+    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                   comm);
     std::map<GlobalId, Vec3> positions;
     for (std::size_t k = 0; k < all.size(); k += 4) {
         positions[static_cast<GlobalId>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
@@ -125,7 +141,8 @@ TEST(Elastodynamics, LinearMomentumIsConservedWithoutExternalForces) {
             for (int c = 0; c < 3; ++c) {
                 p[static_cast<std::size_t>(c)] += mass(i) * vel(i, c);
             }
-            p[3] += mass(i) * std::sqrt(vel(i, 0) * vel(i, 0) + vel(i, 1) * vel(i, 1) + vel(i, 2) * vel(i, 2));
+            p[3] +=
+                mass(i) * std::sqrt(vel(i, 0) * vel(i, 0) + vel(i, 1) * vel(i, 1) + vel(i, 2) * vel(i, 2));
         }
         for (auto& value : p) {
             value = comm::allreduce_sum(MPI_COMM_WORLD, value);
@@ -141,7 +158,8 @@ TEST(Elastodynamics, LinearMomentumIsConservedWithoutExternalForces) {
     const auto after = momentum();
     EXPECT_GT(max_strain_energy, 1e-3); // the body really deformed
     for (int c = 0; c < 3; ++c) {
-        EXPECT_NEAR(after[static_cast<std::size_t>(c)], before[static_cast<std::size_t>(c)], 1e-11 * before[3]);
+        EXPECT_NEAR(after[static_cast<std::size_t>(c)], before[static_cast<std::size_t>(c)],
+                    1e-11 * before[3]);
     }
 }
 
@@ -149,16 +167,16 @@ TEST(Elastodynamics, PatchTestReproducesAnAffineField) {
     // Boundary nodes follow x = X + A X + b exactly (moving with velocity (A X + b) / h would need a
     // field; instead every node starts on the affine map, interior nodes are perturbed, and the
     // boundary is fixed there). Quasi-static: tiny density, no gravity, one big step.
-    for (const std::string model : {"linear", "neo_hookean", "stvk", "fixed_corotated", "stable_neo_hookean"}) {
+    for (const std::string model :
+         {"linear", "neo_hookean", "stvk", "fixed_corotated", "stable_neo_hookean"}) {
         auto document = block_scene(model, {4, 3, 3});
         document["gravity"] = {0.0, 0.0, 0.0};
         document["time"] = {{"dt", 1.0}, {"steps", 1}};
         document["bodies"][0]["material"]["density"] = 1e-9;
         // Fix the whole boundary (the box surface); interior nodes stay free.
-        document["bodies"][0]["fixed"] = {
-            {{"box", {{"min", {-1, -1, -1}}, {"max", {2, 2, 0.0}}}}},     {{"box", {{"min", {-1, -1, 0.2}}, {"max", {2, 2, 2}}}}},
-            {{"box", {{"min", {-1, -1, -1}}, {"max", {2, 0.0, 2}}}}},     {{"box", {{"min", {-1, 0.2, -1}}, {"max", {2, 2, 2}}}}},
-            {{"box", {{"min", {-1, -1, -1}}, {"max", {0.0, 2, 2}}}}},     {{"box", {{"min", {0.4, -1, -1}}, {"max", {2, 2, 2}}}}}};
+        document["bodies"][0]["fixed"] = json::array(
+            {box({-1, -1, -1}, {2, 2, 0.0}), box({-1, -1, 0.2}, {2, 2, 2}), box({-1, -1, -1}, {2, 0.0, 2}),
+             box({-1, 0.2, -1}, {2, 2, 2}), box({-1, -1, -1}, {0.0, 2, 2}), box({0.4, -1, -1}, {2, 2, 2})});
         Simulation simulation = make_simulation(document, "patch_" + model);
         const double A[3][3] = {{0.05, 0.02, -0.01}, {0.01, -0.03, 0.02}, {-0.02, 0.01, 0.04}};
         const auto& local = simulation.local_mesh();
@@ -178,7 +196,8 @@ TEST(Elastodynamics, PatchTestReproducesAnAffineField) {
             const Vec3 y = affine(X);
             const bool free = local.constraint[static_cast<std::size_t>(i)] == NodeConstraint::free;
             for (int c = 0; c < 3; ++c) {
-                x(i, c) = y[static_cast<std::size_t>(c)] + (free ? 0.004 * std::sin(7.0 * X[0] + 3.0 * c) : 0.0);
+                x(i, c) =
+                    y[static_cast<std::size_t>(c)] + (free ? 0.004 * std::sin(7.0 * X[0] + 3.0 * c) : 0.0);
             }
         }
         Kokkos::deep_copy(simulation.positions(), x);
@@ -202,14 +221,13 @@ TEST(Elastodynamics, PatchTestReproducesAnAffineField) {
 TEST(Elastodynamics, CantileverTipDeflectionMatchesEulerBernoulli) {
     // Linear elasticity, ν = 0, small load; quasi-static through one implicit step with a long dt.
     const double L = 1.0, b = 0.1, E = 1e9, rho = 1000.0, g = 9.81;
-    json document{{"time", {{"dt", 100.0}, {"steps", 1}}},
-                  {"gravity", {0.0, 0.0, -g}},
-                  {"bodies",
-                   {{{"mesh", {{"box", {{"min", {0, 0, 0}}, {"max", {L, b, b}}, {"cells", {60, 6, 6}}}}}}},
-                     {"material", {{"model", "linear"}, {"youngs_modulus", E}, {"poisson_ratio", 0.0}, {"density", rho}}},
-                     {"fixed", {{{"box", {{"min", {-1, -1, -1}}, {"max", {1e-9, 1, 1}}}}}}}}}},
-                  {"contact", {{"enabled", false}}},
-                  {"solver", {{"newton_tolerance", 1e-12}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}}}};
+    json document = box_scene("linear", {100, 10, 10}, {L, b, b});
+    document["time"] = {{"dt", 100.0}, {"steps", 1}};
+    document["bodies"][0]["material"] = {
+        {"model", "linear"}, {"youngs_modulus", E}, {"poisson_ratio", 0.0}, {"density", rho}};
+    document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    document["solver"] = {
+        {"newton_tolerance", 1e-12}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}};
     Simulation simulation = make_simulation(document, "cantilever");
     simulation.run();
     const auto positions = gather_positions(simulation, MPI_COMM_WORLD);
@@ -219,7 +237,8 @@ TEST(Elastodynamics, CantileverTipDeflectionMatchesEulerBernoulli) {
     int count = 0;
     std::map<GlobalId, Vec3> rest;
     for (int i = 0; i < local.num_owned_nodes; ++i) {
-        rest[local.node_global_id[static_cast<std::size_t>(i)]] = local.rest_position[static_cast<std::size_t>(i)];
+        rest[local.node_global_id[static_cast<std::size_t>(i)]] =
+            local.rest_position[static_cast<std::size_t>(i)];
     }
     for (const auto& [id, X] : rest) {
         if (std::abs(X[0] - L) < 1e-12) {
@@ -232,8 +251,8 @@ TEST(Elastodynamics, CantileverTipDeflectionMatchesEulerBernoulli) {
     const double deflection = sum / count;
     const double expected = rho * g * b * b * L * L * L * L / (8.0 * E * b * b * b * b / 12.0);
     if (world_rank() == 0) {
-        std::printf("cantilever tip deflection %.6e m, Euler-Bernoulli %.6e m, ratio %.4f\n", deflection, expected,
-                    deflection / expected);
+        std::printf("cantilever tip deflection %.6e m, Euler-Bernoulli %.6e m, ratio %.4f\n", deflection,
+                    expected, deflection / expected);
     }
     EXPECT_NEAR(deflection / expected, 1.0, 0.05);
 }
@@ -243,9 +262,10 @@ TEST(Elastodynamics, NeoHookeanNeverInvertsUnderViolentCompression) {
     document["time"] = {{"dt", 0.05}, {"steps", 8}};
     document["gravity"] = {0.0, 0.0, 0.0};
     // The right face rushes left at 2 m/s: 0.1 m per step against a 0.4 m long soft block.
-    document["bodies"][0]["fixed"] = {{{"box", {{"min", {-1, -1, -1}}, {"max", {1e-9, 1, 1}}}}}};
-    document["bodies"][0]["moving"] = {
-        {{"box", {{"min", {0.4 - 1e-9, -1, -1}}, {"max", {1, 1, 1}}}}, {"velocity", {-2.0, 0.0, 0.0}}}};
+    document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    json moving = box({0.4 - 1e-9, -1, -1}, {1, 1, 1});
+    moving["velocity"] = {-2.0, 0.0, 0.0};
+    document["bodies"][0]["moving"] = json::array({moving});
     document["bodies"][0]["material"]["youngs_modulus"] = 1e4;
     document["solver"] = {{"max_newton_iterations", 200}};
     Simulation simulation = make_simulation(document, "inversion");
@@ -270,9 +290,10 @@ TEST(Elastodynamics, SameTrajectoryOnEveryRankCount) {
     // Several hundred tets, 20 steps, a moving boundary; the 1-rank reference runs on rank 0 alone.
     json document = block_scene("neo_hookean", {6, 3, 3});
     document["time"] = {{"dt", 0.01}, {"steps", 20}};
-    document["bodies"][0]["fixed"] = {{{"box", {{"min", {-1, -1, -1}}, {"max", {1e-9, 1, 1}}}}}};
-    document["bodies"][0]["moving"] = {
-        {{"box", {{"min", {0.4 - 1e-9, -1, -1}}, {"max", {1, 1, 1}}}}, {"velocity", {0.0, 0.3, 0.5}}}};
+    document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    json moving = box({0.4 - 1e-9, -1, -1}, {1, 1, 1});
+    moving["velocity"] = {0.0, 0.3, 0.5};
+    document["bodies"][0]["moving"] = json::array({moving});
     std::map<GlobalId, Vec3> reference;
     MPI_Comm alone;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
