@@ -141,7 +141,7 @@ case $mode in
 build) ;;
 run)
   out=$root/out/default
-  mpirun --oversubscribe -n 2 -x OMP_NUM_THREADS=1 "$build/drivers/intact" run \
+  mpirun --oversubscribe -n 2 -x OMP_NUM_THREADS=1 -x OMP_PROC_BIND=false "$build/drivers/intact" run \
     "$root/inputs/default.json" --output "$out"
   say "open this in ParaView: $out/intact.pvd"
   ;;

@@ -3,7 +3,7 @@
 /// @brief Forward halo exchange (owner -> ghost copies) of node fields, over a pluggable transport.
 
 #include "comm/halo_plan.hpp"
-#include "comm/mpi_transport.hpp"
+#include "comm/halo_transport.hpp"
 
 #include <memory>
 
@@ -13,14 +13,15 @@ namespace intact::comm {
 /// rows first, then ghosts). The pack and unpack kernels run on the default execution space; the
 /// transport moves the packed buffers (MpiTransport, or NcclTransport on CUDA builds). Buffers are
 /// allocated on first use and grown when a wider field arrives, never per call.
-template <class Transport = MpiTransport> class HaloExchange {
+class HaloExchange {
 public:
     using buffer_type = Kokkos::View<double*, MemSpace>;
 
-    explicit HaloExchange(std::shared_ptr<const HaloPlan> plan)
-        : m_plan(std::move(plan)), m_transport(m_plan->comm()) {}
+    HaloExchange(std::shared_ptr<const HaloPlan> plan, std::unique_ptr<HaloTransport> transport)
+        : m_plan(std::move(plan)), m_transport(std::move(transport)) {}
 
     const HaloPlan& plan() const { return *m_plan; }
+    const char* transport_name() const { return m_transport->name(); }
 
     /// Owner -> ghosts for a rank-1 View (one value per entry) or a rank-2 View (row per entry,
     /// `extent(1)` values), of doubles in MemSpace with at least num_local rows. Collective among
@@ -42,7 +43,7 @@ public:
                 }
             });
         Kokkos::fence();
-        m_transport.exchange(*m_plan, m_send, m_recv, width);
+        m_transport->exchange(*m_plan, m_send, m_recv, width);
         Kokkos::parallel_for(
             "intact::comm::halo_unpack", Kokkos::RangePolicy<ExecSpace>(0, m_plan->num_recv()),
             KOKKOS_LAMBDA(const int i) {
@@ -79,7 +80,7 @@ private:
     }
 
     std::shared_ptr<const HaloPlan> m_plan;
-    Transport m_transport;
+    std::unique_ptr<HaloTransport> m_transport;
     buffer_type m_send, m_recv;
 };
 

@@ -2,7 +2,7 @@
 /// @file mpi_transport.hpp
 /// @brief Halo transport over MPI point-to-point messages.
 
-#include "comm/halo_plan.hpp"
+#include "comm/halo_transport.hpp"
 #include "src/core/error.hpp"
 
 #include <mpi.h>
@@ -15,10 +15,10 @@ namespace intact::comm {
 /// the plan's communicator (so its tags never meet the user's). Device buffers are staged through host
 /// mirrors unless the memory space is host-accessible, so any MPI works; buffers are grown, never
 /// allocated per exchange.
-class MpiTransport {
+class MpiTransport final : public HaloTransport {
 public:
     explicit MpiTransport(MPI_Comm comm) { INTACT_CHECK_MPI(MPI_Comm_dup(comm, &m_comm)); }
-    ~MpiTransport() {
+    ~MpiTransport() override {
         int finalized = 0;
         MPI_Finalized(&finalized);
         if (!finalized) {
@@ -28,7 +28,7 @@ public:
     MpiTransport(const MpiTransport&) = delete;
     MpiTransport& operator=(const MpiTransport&) = delete;
 
-    static constexpr const char* name() { return "mpi"; }
+    const char* name() const override { return "mpi"; }
 
     /// Send `send` blocks to the plan's send ranks and fill `recv` blocks from its receive ranks.
     /// `width` values per entry. Blocks until the data has arrived in `recv`. Collective among neighbours.

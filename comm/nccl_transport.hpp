@@ -2,7 +2,7 @@
 /// @file nccl_transport.hpp
 /// @brief Halo transport over NCCL point-to-point calls between GPUs (CUDA builds with NCCL only).
 
-#include "comm/halo_plan.hpp"
+#include "comm/halo_transport.hpp"
 
 #include <mpi.h>
 #include <nccl.h>
@@ -13,14 +13,14 @@ namespace intact::comm {
 /// it, every rank calls ncclCommInitRank). Every neighbour's ncclSend / ncclRecv goes in one
 /// ncclGroupStart / ncclGroupEnd on the default execution space's CUDA stream, so pack, transfer and
 /// unpack stay stream-ordered with no host round trip. Requires one GPU per rank.
-class NcclTransport {
+class NcclTransport final : public HaloTransport {
 public:
     explicit NcclTransport(MPI_Comm comm);
-    ~NcclTransport();
+    ~NcclTransport() override;
     NcclTransport(const NcclTransport&) = delete;
     NcclTransport& operator=(const NcclTransport&) = delete;
 
-    static constexpr const char* name() { return "nccl"; }
+    const char* name() const override { return "nccl"; }
 
     /// Same contract as MpiTransport::exchange; buffers are device memory. Collective among neighbours.
     void exchange(const HaloPlan& plan,

@@ -86,8 +86,8 @@ Arguments parse_arguments(int argc, char** argv) {
             const std::string text = value("-n");
             char* end = nullptr;
             const long n = std::strtol(text.c_str(), &end, 10);
-            if (end == text.c_str() || *end != '\0' || n < 1) {
-                throw intact::InputError("-n takes a positive number of parts, got '" + text + "'");
+            if (end == text.c_str() || *end != '\0' || n < 1 || n > 1000000) {
+                throw intact::InputError("-n takes a number of parts from 1 to 1000000, got '" + text + "'");
             }
             args.parts = static_cast<int>(n);
         } else if (!word.empty() && word[0] == '-') {
@@ -97,6 +97,14 @@ Arguments parse_arguments(int argc, char** argv) {
         } else {
             throw intact::InputError("unexpected argument '" + word + "'\n" + usage_text);
         }
+    }
+    // Options that do not belong to the command are errors, not silently ignored.
+    if (args.command == "run" && args.parts != 0) {
+        throw intact::InputError("-n belongs to `intact partition`; `intact run` uses every MPI rank\n" +
+                                 std::string(usage_text));
+    }
+    if (args.command == "partition" && !args.partition.empty()) {
+        throw intact::InputError("--partition belongs to `intact run`\n" + std::string(usage_text));
     }
     return args;
 }

@@ -33,6 +33,28 @@ bool is_connected(const CsrGraph& graph) {
     return reached == n;
 }
 
+void fill_empty_parts(std::vector<int>& parts, int num_parts) {
+    std::vector<int> count(static_cast<std::size_t>(num_parts), 0);
+    for (const int p : parts) {
+        ++count[static_cast<std::size_t>(p)];
+    }
+    for (int empty = 0; empty < num_parts; ++empty) {
+        if (count[static_cast<std::size_t>(empty)] > 0) {
+            continue;
+        }
+        const auto largest = static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
+        // The last element of the largest part moves over (deterministic; keeps the rest of METIS' cut).
+        for (std::size_t e = parts.size(); e-- > 0;) {
+            if (parts[e] == largest) {
+                parts[e] = empty;
+                --count[static_cast<std::size_t>(largest)];
+                ++count[static_cast<std::size_t>(empty)];
+                break;
+            }
+        }
+    }
+}
+
 std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     const int n = graph.num_vertices();
     INTACT_REQUIRE(num_parts >= 1 && num_parts <= n,
@@ -58,7 +80,9 @@ std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
                                            nullptr, &nparts, nullptr, nullptr, options, &objval, part.data());
     INTACT_REQUIRE(status == METIS_OK, "METIS_PartGraphKway failed with status " << status);
-    return std::vector<int>(part.begin(), part.end());
+    std::vector<int> parts(part.begin(), part.end());
+    fill_empty_parts(parts, num_parts);
+    return parts;
 }
 
 } // namespace intact::partition

@@ -68,6 +68,22 @@ read_partition_file(const std::string& path, long long expected_elements, int ex
         }
         result[static_cast<std::size_t>(e)] = p;
     }
+    std::string extra;
+    if (in >> extra) {
+        throw InputError("partition file '" + path + "' has more than " + std::to_string(elements) +
+                         " entries; fix: write the file again with `intact partition`");
+    }
+    std::vector<long long> count(static_cast<std::size_t>(parts), 0);
+    for (const int p : result) {
+        ++count[static_cast<std::size_t>(p)];
+    }
+    for (int p = 0; p < parts; ++p) {
+        if (count[static_cast<std::size_t>(p)] == 0) {
+            throw InputError(
+                "partition file '" + path + "' gives part " + std::to_string(p) +
+                " no element (every rank needs one); fix: partition again with `intact partition`");
+        }
+    }
     return result;
 }
 

@@ -1,6 +1,7 @@
 #include "src/simulation.hpp"
 
 #include "comm/collectives.hpp"
+#include "comm/halo_transport.hpp"
 #include "partition/dual_graph.hpp"
 #include "partition/metis_partitioner.hpp"
 #include "partition/ownership.hpp"
@@ -43,6 +44,10 @@ template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
             work();
         } catch (const InputError& e) {
             error = e.what();
+        } catch (const std::bad_alloc&) {
+            error = "out of memory on rank 0 while building the scene mesh; fix: use smaller meshes, or "
+                    "partition "
+                    "once with `intact partition` on a machine with more memory";
         }
     }
     error = comm::agree_on_error(comm, error);
@@ -94,13 +99,16 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     INTACT_CHECK_MPI(MPI_Bcast(&dhat, 1, MPI_DOUBLE, 0, comm));
     m_scene.contact.dhat = dhat;
     m_scene.resolved["contact"]["dhat"] = dhat;
+    m_scene.resolved["output"]["dir"] = m_output_dir;
 
     // 2. Every rank its share; the halo plan over nodes.
     m_local = distribute_mesh(comm, scene_mesh, parts);
     scene_mesh = SceneMesh{};
     m_halo_plan = std::make_shared<comm::HaloPlan>(comm, m_local.num_owned_nodes, m_local.node_global_id,
                                                    m_local.ghost_owner);
-    m_halo = std::make_unique<comm::HaloExchange<>>(m_halo_plan);
+    m_halo =
+        std::make_unique<comm::HaloExchange>(m_halo_plan, comm::make_transport(comm, m_scene.halo_transport));
+    m_scene.resolved["parallel"]["halo_transport"] = m_halo->transport_name();
 
     // 3. Fields on the device.
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);

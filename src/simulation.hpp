@@ -66,7 +66,7 @@ private:
     std::string m_output_dir;
     LocalMesh m_local;
     std::shared_ptr<comm::HaloPlan> m_halo_plan;
-    std::unique_ptr<comm::HaloExchange<>> m_halo;
+    std::unique_ptr<comm::HaloExchange> m_halo;
     NodeField m_x;  ///< positions, metres
     NodeField m_v;  ///< velocities, m/s
     NodeField m_x0; ///< rest positions, metres

@@ -31,6 +31,7 @@ Line::~Line() {
     case Kind::warn:
         if (g_rank == 0) {
             std::fprintf(stderr, "intact: warning: %s\n", text.c_str());
+            std::fflush(stderr);
         }
         break;
     case Kind::error:

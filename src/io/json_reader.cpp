@@ -1,6 +1,8 @@
 #include "src/io/json_reader.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 namespace intact::io {
@@ -27,6 +29,15 @@ const char* type_name(const nlohmann::json& value) {
         return "an object";
     }
     return "null";
+}
+
+// An integer JSON value that fits an int (nlohmann would wrap it silently).
+bool fits_int(const nlohmann::json& value) {
+    if (value.is_number_unsigned()) {
+        return value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+    }
+    const std::int64_t v = value.get<std::int64_t>();
+    return v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max();
 }
 
 std::string show(const nlohmann::json& value) {
@@ -71,6 +82,7 @@ JsonObject::JsonObject(const nlohmann::json& value,
 }
 
 bool JsonObject::has(const std::string& key) const {
+    m_known.insert(key);
     return m_value->contains(key);
 }
 
@@ -83,6 +95,7 @@ void JsonObject::fail(const std::string& key, const std::string& problem, const 
 }
 
 const nlohmann::json& JsonObject::member(const std::string& key) {
+    m_known.insert(key);
     m_used.insert(key);
     return m_value->at(key);
 }
@@ -102,6 +115,9 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
         if (!value.is_number_integer()) {
             fail(key, std::string("must be an integer, got ") + type_name(value) + " " + show(value),
                  "write a whole number without a decimal point");
+        }
+        if (!fits_int(value)) {
+            fail(key, "is out of range: " + show(value), "use a value between -2147483648 and 2147483647");
         }
         return value.get<int>();
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -128,6 +144,9 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
             fail(key, std::string("must be an array of 3 integers, got ") + show(value),
                  "write [nx, ny, nz]");
         }
+        if (!fits_int(value[0]) || !fits_int(value[1]) || !fits_int(value[2])) {
+            fail(key, "is out of range: " + show(value), "use values between -2147483648 and 2147483647");
+        }
         return std::array<int, 3>{value[0].get<int>(), value[1].get<int>(), value[2].get<int>()};
     } else {
         static_assert(sizeof(T) == 0, "unsupported scene value type");
@@ -136,7 +155,10 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
 
 template <class T> T JsonObject::required(const std::string& key) {
     if (!has(key)) {
-        fail(key, "is required but missing",
+        const std::string unread = unread_keys();
+        fail(key,
+             "is required but missing" +
+                 (unread.empty() ? std::string() : " (this object has unrecognised " + unread + ")"),
              "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
     }
     const T value = convert<T>(key, member(key));
@@ -214,14 +236,27 @@ std::vector<JsonObject> JsonObject::objects(const std::string& key) {
 void JsonObject::finish() const {
     for (auto it = m_value->begin(); it != m_value->end(); ++it) {
         if (m_used.count(it.key()) == 0) {
-            std::string known;
-            for (const auto& k : m_used) {
-                known += (known.empty() ? "" : ", ") + k;
-            }
-            fail(it.key(), "unknown key",
-                 known.empty() ? "remove it" : "remove it or use one of the keys read here: " + known);
+            fail(it.key(), "unknown key", "remove it or use one of: " + known_keys());
         }
     }
+}
+
+std::string JsonObject::known_keys() const {
+    std::string known;
+    for (const auto& k : m_known) {
+        known += (known.empty() ? "" : ", ") + k;
+    }
+    return known;
+}
+
+std::string JsonObject::unread_keys() const {
+    std::string unread;
+    for (auto it = m_value->begin(); it != m_value->end(); ++it) {
+        if (m_used.count(it.key()) == 0) {
+            unread += (unread.empty() ? "'" : ", '") + it.key() + "'";
+        }
+    }
+    return unread;
 }
 
 void apply_override(nlohmann::json& document, const std::string& assignment, const std::string& file) {
@@ -251,7 +286,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment, con
                                                  "write keys separated by single dots"));
         }
         if (node->is_array()) {
-            const bool numeric = part.find_first_not_of("0123456789") == std::string::npos;
+            const bool numeric = !part.empty() && part.size() <= 9 &&
+                                 part.find_first_not_of("0123456789") == std::string::npos;
             const std::size_t index = numeric ? std::stoul(part) : node->size();
             if (!numeric || index >= node->size()) {
                 throw InputError(input_error_message(

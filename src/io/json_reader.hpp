@@ -64,7 +64,11 @@ private:
     std::string m_file;
     std::string m_path;
     nlohmann::json* m_resolved;
-    std::set<std::string> m_used;
+    std::string known_keys() const;
+    std::string unread_keys() const;
+
+    std::set<std::string> m_used;          ///< keys read
+    mutable std::set<std::string> m_known; ///< keys asked about: what this object may hold
 };
 
 /// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`.

@@ -1,5 +1,6 @@
 #include "src/io/scene.hpp"
 
+#include "comm/halo_transport.hpp"
 #include "src/io/json_reader.hpp"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace intact::io {
@@ -15,6 +17,9 @@ namespace intact::io {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Element and node indices are 32-bit ints on every rank and in METIS; a scene stays below that.
+constexpr double max_scene_elements = 2.0e9;
 
 void require_positive(const JsonObject& object,
                       const std::string& key,
@@ -74,6 +79,14 @@ MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
                 box.fail("cells", "must be >= 1 on every axis",
                          "give at least one cell per axis, e.g. [4, 4, 4]");
             }
+        }
+        const double tets =
+            6.0 * source.box_cells[0] * double(source.box_cells[1]) * double(source.box_cells[2]);
+        if (tets > max_scene_elements) {
+            box.fail("cells",
+                     "asks for " + std::to_string(static_cast<long long>(tets)) + " tetrahedra, more than " +
+                         std::to_string(static_cast<long long>(max_scene_elements)) + " per scene",
+                     "use fewer cells");
         }
     }
     mesh.finish();
@@ -198,9 +211,14 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         if (!(end >= 0.0)) {
             time.fail("end", "must be >= 0", "give the end time in seconds");
         }
-        scene.steps = static_cast<int>(std::ceil(end / scene.dt - 1e-9));
+        const double steps = std::ceil(end / scene.dt - 1e-9);
+        if (!(steps <= std::numeric_limits<int>::max())) {
+            time.fail("end", "needs more than 2147483647 steps of dt", "shorten end or enlarge dt");
+        }
+        scene.steps = static_cast<int>(steps);
     }
     scene.end_time = scene.steps * scene.dt;
+    scene.resolved["time"]["steps"] = scene.steps;
     time.finish();
 
     scene.gravity = root.optional<Vec3>("gravity", scene.gravity);
@@ -301,6 +319,20 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     }
     partition.finish();
 
+    JsonObject parallel = root.optional_object("parallel");
+    scene.halo_transport = parallel.optional<std::string>("halo_transport", scene.halo_transport);
+    const auto transports = comm::available_transports();
+    if (scene.halo_transport != "auto" &&
+        std::find(transports.begin(), transports.end(), scene.halo_transport) == transports.end()) {
+        std::string list = "auto";
+        for (const auto& t : transports) {
+            list += ", " + t;
+        }
+        parallel.fail("halo_transport", "'" + scene.halo_transport + "' is not available in this build",
+                      "use one of: " + list + " (NCCL needs a build against a CUDA Kokkos with NCCL)");
+    }
+    parallel.finish();
+
     root.finish();
     return scene;
 }
@@ -319,6 +351,10 @@ Scene load_scene(const std::string& file, const std::vector<std::string>& overri
     } catch (const nlohmann::json::parse_error& error) {
         throw InputError(input_error_message(file, "", std::string("is not valid JSON: ") + error.what(),
                                              "fix the syntax at the byte position given"));
+    } catch (const nlohmann::json::exception& error) {
+        // For example a number too large for a double (1e999).
+        throw InputError(input_error_message(file, "", std::string("cannot be read: ") + error.what(),
+                                             "write numbers that fit a double"));
     }
     for (const auto& assignment : overrides) {
         apply_override(document, assignment, file);

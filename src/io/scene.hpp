@@ -104,8 +104,9 @@ struct Scene {
     std::string output_dir = "output";
     int output_every = 1;
     bool output_binary = true;
-    std::string partition_file; ///< empty: partition with METIS at start-up
-    nlohmann::json resolved;    ///< every key with the value in effect
+    std::string partition_file;          ///< empty: partition with METIS at start-up
+    std::string halo_transport = "auto"; ///< "auto", "mpi" or "nccl" (CUDA builds with NCCL)
+    nlohmann::json resolved;             ///< every key with the value in effect
 };
 
 /// Parse and validate a scene document. `file` is used in messages and to resolve relative mesh paths.

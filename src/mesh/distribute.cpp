@@ -3,7 +3,7 @@
 #include "partition/ownership.hpp"
 #include "src/core/error.hpp"
 
-#include <climits>
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -50,6 +50,7 @@ private:
 };
 
 constexpr int mesh_tag = 7201;
+constexpr long long chunk_bytes = 1LL << 30; // per MPI message: counts are ints
 
 Message pack_rank(const SceneMesh& scene, const partition::RankLayout& layout) {
     const auto& mesh = scene.mesh;
@@ -140,12 +141,12 @@ LocalMesh distribute_mesh(MPI_Comm comm, const SceneMesh& scene_mesh, const std:
                 own = std::move(message);
                 continue;
             }
-            INTACT_REQUIRE(message.bytes.size() < static_cast<std::size_t>(INT_MAX),
-                           "mesh share of rank " << r << " exceeds 2 GiB; run with more ranks");
             const auto bytes = static_cast<long long>(message.bytes.size());
             INTACT_CHECK_MPI(MPI_Send(&bytes, 1, MPI_LONG_LONG, r, mesh_tag, comm));
-            INTACT_CHECK_MPI(
-                MPI_Send(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, r, mesh_tag, comm));
+            for (long long sent = 0; sent < bytes; sent += chunk_bytes) { // MPI counts are ints
+                const int count = static_cast<int>(std::min(chunk_bytes, bytes - sent));
+                INTACT_CHECK_MPI(MPI_Send(message.bytes.data() + sent, count, MPI_BYTE, r, mesh_tag, comm));
+            }
         }
         return unpack(own);
     }
@@ -153,8 +154,11 @@ LocalMesh distribute_mesh(MPI_Comm comm, const SceneMesh& scene_mesh, const std:
     INTACT_CHECK_MPI(MPI_Recv(&bytes, 1, MPI_LONG_LONG, 0, mesh_tag, comm, MPI_STATUS_IGNORE));
     Message message;
     message.bytes.resize(static_cast<std::size_t>(bytes));
-    INTACT_CHECK_MPI(MPI_Recv(message.bytes.data(), static_cast<int>(bytes), MPI_BYTE, 0, mesh_tag, comm,
-                              MPI_STATUS_IGNORE));
+    for (long long received = 0; received < bytes; received += chunk_bytes) {
+        const int count = static_cast<int>(std::min(chunk_bytes, bytes - received));
+        INTACT_CHECK_MPI(
+            MPI_Recv(message.bytes.data() + received, count, MPI_BYTE, 0, mesh_tag, comm, MPI_STATUS_IGNORE));
+    }
     return unpack(message);
 }
 

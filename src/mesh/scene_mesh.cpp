@@ -90,6 +90,23 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             }
         }
         drop_unused_nodes(mesh);
+        for (std::size_t n = 0; n < mesh.nodes.size(); ++n) {
+            const Vec3& x = mesh.nodes[n];
+            if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) {
+                throw InputError(io::input_error_message(scene.file, "bodies[" + std::to_string(b) + "].mesh",
+                                                         body_label(body, b) + ": node " + std::to_string(n) +
+                                                             " has a coordinate that is not a finite number",
+                                                         "repair the mesh file"));
+            }
+        }
+        if (result.mesh.tets.size() + mesh.tets.size() >
+                static_cast<std::size_t>(std::numeric_limits<int>::max() / 4) ||
+            result.mesh.nodes.size() + mesh.nodes.size() >
+                static_cast<std::size_t>(std::numeric_limits<int>::max() / 4)) {
+            throw InputError(io::input_error_message(scene.file, "bodies",
+                                                     "the scene has more than 536870911 nodes or tetrahedra",
+                                                     "use coarser meshes (indices are 32-bit)"));
+        }
         for (auto& x : mesh.nodes) {
             x = transform_point(x, body.scale, body.rotate_deg, body.translate);
         }
@@ -117,7 +134,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             }
             const double volume = tet_signed_volume(a, bb, c, d);
             const double tolerance = 1e-12 * longest * longest * longest;
-            if (volume <= tolerance) {
+            if (!(volume > tolerance)) { // also catches NaN coordinates
                 std::ostringstream problem;
                 problem << "tetrahedron " << e << " (nodes " << t[0] << " " << t[1] << " " << t[2] << " "
                         << t[3] << ", 0-based) has " << (volume < -tolerance ? "negative" : "zero")

@@ -24,7 +24,7 @@ Kokkos::View<double*, MemSpace> make_free_mask(const std::vector<NodeConstraint>
 
 NewtonSolver::NewtonSolver(const LocalMesh& mesh,
                            const io::Scene& scene,
-                           comm::HaloExchange<>& halo,
+                           comm::HaloExchange& halo,
                            const std::vector<NodeConstraint>& constrained)
     : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_halo(halo), m_elastic(mesh, scene),
       m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets), m_free(make_free_mask(constrained)),

@@ -52,7 +52,7 @@ public:
     /// @param constrained 1 for fixed or moving nodes (per local node), 0 for free ones
     NewtonSolver(const LocalMesh& mesh,
                  const io::Scene& scene,
-                 comm::HaloExchange<>& halo,
+                 comm::HaloExchange& halo,
                  const std::vector<NodeConstraint>& constrained);
 
     /// Minimise E, starting from x (feasible, ghost rows current). On return x holds the minimiser (with
@@ -78,7 +78,7 @@ public:
 private:
     MPI_Comm m_comm;
     int m_num_owned;
-    comm::HaloExchange<>& m_halo;
+    comm::HaloExchange& m_halo;
     ElasticTerm m_elastic;
     BlockMatrix m_matrix;
     Kokkos::View<double*, MemSpace> m_free; ///< 1 free, 0 constrained, per local node

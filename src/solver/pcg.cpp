@@ -60,7 +60,7 @@ double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b)
     return comm::allreduce_sum(comm, local);
 }
 
-Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange<>& halo, Kokkos::View<const double*, MemSpace> mask)
+Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask)
     : m_matrix(matrix), m_halo(halo), m_mask(std::move(mask)),
       m_r("intact::solver::pcg_r", matrix.num_cols()), m_z("intact::solver::pcg_z", matrix.num_cols()),
       m_p("intact::solver::pcg_p", matrix.num_cols()), m_q("intact::solver::pcg_q", matrix.num_cols()),

@@ -36,7 +36,7 @@ struct PcgResult {
 class Pcg {
 public:
     /// @param mask 1 for free nodes, 0 for constrained ones (per local node, device)
-    Pcg(const BlockMatrix& matrix, comm::HaloExchange<>& halo, Kokkos::View<const double*, MemSpace> mask);
+    Pcg(const BlockMatrix& matrix, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask);
 
     /// Solve A x = b for the owned rows of x (x starts at zero; ghost rows hold their owners' values on
     /// return). Rebuilds the block-Jacobi inverse from the current matrix values. Collective.
@@ -44,7 +44,7 @@ public:
 
 private:
     const BlockMatrix& m_matrix;
-    comm::HaloExchange<>& m_halo;
+    comm::HaloExchange& m_halo;
     Kokkos::View<const double*, MemSpace> m_mask;
     NodeField m_r, m_z, m_p, m_q;
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> m_inverse_diagonal;

@@ -1,14 +1,10 @@
 // Halo exchange: after a gather every ghost holds its owner's value (rank-1 and rank-2 fields).
 #include "comm/halo_exchange.hpp"
-#include "intact/config.hpp"
 #include "partition/dual_graph.hpp"
 #include "partition/metis_partitioner.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/distribute.hpp"
 #include "tests/test_meshes.hpp"
-#if INTACT_ENABLE_NCCL
-#include "comm/nccl_transport.hpp"
-#endif
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -62,16 +58,12 @@ int count_wrong_rows(const LocalMesh& local,
     return wrong;
 }
 
-template <class Transport> class HaloTest : public ::testing::Test {};
+// Every transport compiled into this build (MPI; NCCL on CUDA builds with NCCL).
+class HaloTest : public ::testing::TestWithParam<std::string> {};
 
-#if INTACT_ENABLE_NCCL
-using Transports = ::testing::Types<comm::MpiTransport, comm::NcclTransport>;
-#else
-using Transports = ::testing::Types<comm::MpiTransport>; // NCCL joins on CUDA builds
-#endif
-TYPED_TEST_SUITE(HaloTest, Transports);
+INSTANTIATE_TEST_SUITE_P(Transports, HaloTest, ::testing::ValuesIn(comm::available_transports()));
 
-TYPED_TEST(HaloTest, EveryGhostReceivesItsOwnersValue) {
+TEST_P(HaloTest, EveryGhostReceivesItsOwnersValue) {
     const LocalMesh local = distributed_box();
     auto plan = std::make_shared<comm::HaloPlan>(MPI_COMM_WORLD, local.num_owned_nodes, local.node_global_id,
                                                  local.ghost_owner);
@@ -82,7 +74,8 @@ TYPED_TEST(HaloTest, EveryGhostReceivesItsOwnersValue) {
     } else {
         EXPECT_EQ(plan->num_ghost(), 0);
     }
-    comm::HaloExchange<TypeParam> halo(plan);
+    comm::HaloExchange halo(plan, comm::make_transport(MPI_COMM_WORLD, GetParam()));
+    EXPECT_EQ(std::string(halo.transport_name()), GetParam());
     // Several widths through one exchange object: buffers grow and are reused.
     for (const int width : {1, 3, 2, 3}) {
         auto field = make_field(local, width);
