@@ -110,9 +110,13 @@ fi
 configure_and_build() {
   local dir=$1
   shift
-  if [[ ! -f $dir/CMakeCache.txt ]]; then
-    cmake -S "$root" -B "$dir" "$@"
-  fi
+  # Configuring again is cheap and picks up a changed Kokkos_ROOT or CMake option.
+  mkdir -p "$dir"
+  cmake -S "$root" -B "$dir" "$@" >"$dir/configure.log" 2>&1 || {
+    cat "$dir/configure.log" >&2
+    exit 1
+  }
+  grep -E "^-- (Intact|  )" "$dir/configure.log" >&2 || true
   cmake --build "$dir" -j "$jobs"
 }
 configure_and_build "$build" -DKokkos_ROOT="$kokkos_cpu"

@@ -162,6 +162,11 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     });
     m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary);
     m_setup_seconds = comm::allreduce_max(comm, timer.seconds());
+    if (m_scene.contact.enabled && (m_scene.bodies.size() > 1 || !m_scene.obstacles.empty())) {
+        log::warn()
+            << "contact is not implemented in this version: bodies pass through each other and through "
+               "obstacles (set contact.enabled to false to silence this)";
+    }
     log::info() << "set-up: " << m_local.global_num_nodes << " nodes, " << m_local.global_num_elements
                 << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace intact::io {
@@ -347,7 +348,26 @@ Scene load_scene(const std::string& file, const std::vector<std::string>& overri
     text << in.rdbuf();
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(text.str());
+        // Reject repeated keys in one object (JSON allows them; the last one would silently win).
+        std::vector<std::set<std::string>> open_objects;
+        std::string repeated;
+        const nlohmann::json::parser_callback_t check_keys = [&](int, nlohmann::json::parse_event_t event,
+                                                                 nlohmann::json& parsed) {
+            if (event == nlohmann::json::parse_event_t::object_start) {
+                open_objects.emplace_back();
+            } else if (event == nlohmann::json::parse_event_t::object_end && !open_objects.empty()) {
+                open_objects.pop_back();
+            } else if (event == nlohmann::json::parse_event_t::key && !open_objects.empty() &&
+                       !open_objects.back().insert(parsed.get<std::string>()).second && repeated.empty()) {
+                repeated = parsed.get<std::string>();
+            }
+            return true;
+        };
+        document = nlohmann::json::parse(text.str(), check_keys);
+        if (!repeated.empty()) {
+            throw InputError(input_error_message(file, repeated, "appears twice in the same object",
+                                                 "keep one of the two entries"));
+        }
     } catch (const nlohmann::json::parse_error& error) {
         throw InputError(input_error_message(file, "", std::string("is not valid JSON: ") + error.what(),
                                              "fix the syntax at the byte position given"));

@@ -1,6 +1,8 @@
 # Runs one command-line case and checks its outcome. Invoked by ctest as
 #   cmake -DCOMMAND=<|-list> -DEXPECT=ok|error [-DMATCH=<|-list of substrings>] [-DRANKS=N]
-#         [-DREADABLE=<pvd path that must still parse afterwards>] -P run_case.cmake
+#         [-DREADABLE=<pvd path that must still parse afterwards>]
+#         [-DMOVING=<metrics.jsonl whose last line must be step STEPS with kinetic energy > 1e-3 J> -DSTEPS=N]
+#         -P run_case.cmake
 # EXPECT=error: the exit status must be non-zero but not a crash (no signal, no MPI_Abort), and every
 # rank must print the error (RANKS lines "intact: error (rank r of N)"); each MATCH substring must appear.
 # EXPECT=ok: exit status 0 and each MATCH substring must appear.
@@ -35,6 +37,17 @@ foreach(text IN LISTS MATCH)
     message(FATAL_ERROR "output of '${shown}' lacks '${text}'\n${all}")
   endif()
 endforeach()
+if(MOVING)
+  # The run must have stepped (last metrics line at step STEPS) and the body must be moving.
+  file(STRINGS "${MOVING}" lines)
+  list(GET lines -1 last)
+  string(JSON step GET "${last}" step)
+  string(JSON kinetic GET "${last}" kinetic_energy)
+  string(JSON converged GET "${last}" converged)
+  if(NOT step EQUAL STEPS OR NOT kinetic GREATER 1e-3)
+    message(FATAL_ERROR "expected a moving body at step ${STEPS}; last metrics line: ${last}")
+  endif()
+endif()
 if(READABLE)
   file(READ "${READABLE}" pvd)
   if(NOT pvd MATCHES "</Collection>[ \n\r\t]*</VTKFile>")

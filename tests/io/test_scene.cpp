@@ -174,6 +174,34 @@ TEST(Scene, MissingSceneFileAndBadJson) {
     EXPECT_NE(message.find("s.json"), std::string::npos) << message;
 }
 
+TEST(Scene, RejectsRepeatedKeysAndOutOfRangeNumbers) {
+    const auto dir = scratch_dir("repeated");
+    std::ofstream(dir / "twice.json") << R"({"time": {"dt": -1, "dt": 0.01, "steps": 1}, "bodies": []})";
+    std::string message = error_of([&] { intact::io::load_scene((dir / "twice.json").string()); });
+    EXPECT_NE(message.find("key 'dt'"), std::string::npos) << message;
+    EXPECT_NE(message.find("appears twice"), std::string::npos) << message;
+    std::ofstream(dir / "huge.json") << R"({"time": {"dt": 1e999, "steps": 1}, "bodies": []})";
+    message = error_of([&] { intact::io::load_scene((dir / "huge.json").string()); });
+    EXPECT_NE(message.find("huge.json"), std::string::npos) << message;
+    auto document = intact::test::box_scene();
+    document["time"]["steps"] = 5000000000LL;
+    expect_scene_error(document, "time.steps", "out of range");
+    document = intact::test::box_scene();
+    document["bodies"][0]["mesh"]["box"]["cells"] = {4294967297LL, 1, 1};
+    expect_scene_error(document, "bodies[0].mesh.box.cells", "out of range");
+    document = intact::test::box_scene();
+    document["time"] = {{"dt", 1e-9}, {"end", 1e10}};
+    expect_scene_error(document, "time.end", "more than 2147483647 steps");
+}
+
+TEST(Scene, UnknownKeyMessageListsTheValidKeys) {
+    auto document = intact::test::box_scene();
+    document["bodies"][0]["mesh"]["box"]["cellz"] = {1, 1, 1};
+    const std::string message = error_of([&] { parse_scene(document, "dir/scene.json"); });
+    EXPECT_NE(message.find("cellz"), std::string::npos) << message;
+    EXPECT_NE(message.find("cells"), std::string::npos) << message; // the key the user meant
+}
+
 TEST(SceneMesh, MissingMeshFileNamesSceneKeyAndFile) {
     auto document = intact::test::box_scene();
     document["bodies"][0]["mesh"] = {{"file", "meshes/none.msh"}};
