@@ -26,10 +26,14 @@
 #include "src/io/scene.hpp"
 #include "src/mesh/scene_mesh.hpp"
 #include "src/simulation.hpp"
+#include "src/tools/ccd_bench.hpp"
+#include "src/tools/check_output.hpp"
+#include "src/tools/geometry_probe.hpp"
 
 #include <mpi.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,9 @@ const char* usage_text =
     "usage:\n"
     "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE]\n"
     "  intact partition MESH_OR_SCENE -n P [--output FILE] [--set key.path=value ...]\n"
+    "  intact check OUTPUT_DIR\n"
+    "  intact geometry < queries.txt\n"
+    "  intact ccd-bench DIR\n"
     "  intact --version | --help\n"
     "\n"
     "run        simulate SCENE.json on all MPI ranks; results in DIR (default: the scene's output.dir)\n"
@@ -49,7 +56,13 @@ const char* usage_text =
     "bodies.0.velocity=[0,0,-1]\n"
     "           --partition uses a partition written by `intact partition` instead of running METIS\n"
     "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
-    "           with METIS and write them to FILE (default: <input>.part.<P>)\n";
+    "           with METIS and write them to FILE (default: <input>.part.<P>)\n"
+    "check      report intersecting surface triangles and inverted tetrahedra in every step of a run's\n"
+    "           output (exit status 1 if any)\n"
+    "geometry   answer distance, barrier and CCD queries read from standard input, one line each\n"
+    "           (pt_dist, ee_dist, barrier, pt_ccd_raw, ee_ccd_raw; see README)\n"
+    "ccd-bench  run the CCD over benchmark query files (CSV, Wang et al. 2021) under DIR and report false\n"
+    "           negatives, false positives and ns per query\n";
 
 struct Arguments {
     std::string command;
@@ -180,6 +193,38 @@ int partition(const Arguments& args, MPI_Comm comm, int rank) {
     return 0;
 }
 
+// The serial tools run on rank 0; other ranks wait for the verdict and the exit status.
+int serial_tool(const Arguments& args, MPI_Comm comm, int rank) {
+    int status = 0;
+    std::string error;
+    if (rank == 0) {
+        try {
+            if (args.command == "check") {
+                if (args.input.empty()) {
+                    throw intact::InputError(std::string("check needs an output folder\n") + usage_text);
+                }
+                status = intact::tools::check_output(args.input, std::cout).clean() ? 0 : 1;
+            } else if (args.command == "geometry") {
+                status = intact::tools::run_geometry_probe(std::cin, std::cout);
+            } else {
+                if (args.input.empty()) {
+                    throw intact::InputError(std::string("ccd-bench needs a folder of query files\n") + usage_text);
+                }
+                const auto result = intact::tools::run_ccd_bench(args.input, std::cout);
+                status = result.false_negatives == 0 ? 0 : 1;
+            }
+        } catch (const intact::InputError& e) {
+            error = e.what();
+        }
+    }
+    error = intact::comm::agree_on_error(comm, error);
+    if (!error.empty()) {
+        throw intact::InputError(error);
+    }
+    INTACT_CHECK_MPI(MPI_Bcast(&status, 1, MPI_INT, 0, comm));
+    return status;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -204,6 +249,8 @@ int main(int argc, char** argv) {
             status = run(args, comm);
         } else if (args.command == "partition") {
             status = partition(args, comm, runtime.rank());
+        } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench") {
+            status = serial_tool(args, comm, runtime.rank());
         } else {
             throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);
         }

@@ -103,6 +103,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
 
     // 2. Every rank its share; the halo plan over nodes.
     m_local = distribute_mesh(comm, scene_mesh, parts);
+    if (m_scene.contact.enabled) {
+        m_surface = std::make_unique<contact::ContactSurface>(comm, scene_mesh, m_local);
+    }
     scene_mesh = SceneMesh{};
     m_halo_plan = std::make_shared<comm::HaloPlan>(comm, m_local.num_owned_nodes, m_local.node_global_id,
                                                    m_local.ghost_owner);
@@ -144,6 +147,44 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.tolerance;
 
+    // Contact: plane obstacles and the bodies' boundaries; the start must be farther apart than d̂.
+    if (m_scene.contact.enabled) {
+        std::vector<contact::Plane> planes;
+        for (std::size_t k = 0; k < m_scene.obstacles.size(); ++k) {
+            const auto& obstacle = m_scene.obstacles[k];
+            const std::string key = "obstacles[" + std::to_string(k) + "]";
+            if (obstacle.kind != io::Obstacle::Kind::plane) {
+                throw InputError(io::input_error_message(m_scene.file, key + ".mesh",
+                                                         "triangle-mesh obstacles are not supported yet",
+                                                         "use a plane obstacle, or model the obstacle as a body "
+                                                         "held by a `fixed` box"));
+            }
+            if (obstacle.velocity != Vec3{}) {
+                throw InputError(io::input_error_message(m_scene.file, key + ".velocity",
+                                                         "moving obstacles are not supported yet",
+                                                         "give a static obstacle (velocity [0, 0, 0]), or model it as "
+                                                         "a body with a `moving` box"));
+            }
+            planes.push_back({obstacle.point, obstacle.normal});
+        }
+        m_barrier = std::make_unique<contact::BarrierPotential>(comm, *m_surface, planes, dhat);
+        std::vector<Vec3> xs;
+        m_surface->gather(m_x, xs);
+        const std::string close = m_barrier->first_close_pair(xs);
+        if (!close.empty()) {
+            std::string names;
+            for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
+                names += (b == 0 ? "" : ", ") + std::to_string(b) + " = '" + m_scene.bodies[b].name + "'";
+            }
+            throw InputError(io::input_error_message(
+                m_scene.file, "bodies",
+                "the initial state is in contact or intersecting: " + close + ", closer than dhat = " +
+                    std::to_string(dhat) + " m (bodies: " + names + ")",
+                "move the bodies apart by more than dhat, or lower contact.dhat"));
+        }
+        m_newton->enable_contact(*m_surface, *m_barrier, diagonal);
+    }
+
     // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
     on_root(comm, m_rank, [&] {
         std::error_code ec;
@@ -162,11 +203,6 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     });
     m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary);
     m_setup_seconds = comm::allreduce_max(comm, timer.seconds());
-    if (m_scene.contact.enabled && (m_scene.bodies.size() > 1 || !m_scene.obstacles.empty())) {
-        log::warn()
-            << "contact is not implemented in this version: bodies pass through each other and through "
-               "obstacles (set contact.enabled to false to silence this)";
-    }
     log::info() << "set-up: " << m_local.global_num_nodes << " nodes, " << m_local.global_num_elements
                 << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
 }
@@ -255,6 +291,8 @@ void Simulation::write_metrics(int step, const solver::NewtonResult& result, dou
                           {"linear_iterations", result.linear_iterations},
                           {"newton_residual", result.residual},
                           {"converged", step == 0 ? true : result.converged},
+                          {"contact_pairs", result.contact_pairs},
+                          {"barrier_stiffness", result.kappa},
                           {"kinetic_energy", e[0]},
                           {"elastic_energy", e[1]},
                           {"gravitational_energy", e[2]},

@@ -72,6 +72,8 @@ private:
     NodeField m_x0; ///< rest positions, metres
     NodeField m_x_old, m_x_hat, m_target;
     NodeField m_prescribed_velocity; ///< m/s for moving nodes, 0 elsewhere
+    std::unique_ptr<contact::ContactSurface> m_surface;     ///< when contact is enabled
+    std::unique_ptr<contact::BarrierPotential> m_barrier;  ///< when contact is enabled
     std::unique_ptr<solver::Integrator> m_integrator;
     std::unique_ptr<solver::NewtonSolver> m_newton;
     solver::NewtonSettings m_newton_settings;

@@ -2,9 +2,11 @@
 
 #include "comm/collectives.hpp"
 
+#include "kernels/barrier.hpp"
 #include "src/core/error.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace intact::solver {
 
@@ -77,6 +79,15 @@ NewtonSolver::energy_change(const NodeField& x, const NodeField& trial, const St
     const auto elastic = m_elastic.energy_change(x, trial);
     double totals[2] = {change + ch2 * elastic.first, magnitude + ch2 * elastic.second};
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_DOUBLE, MPI_SUM, m_comm));
+    if (m_barrier) {
+        // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
+        std::vector<Vec3> xs, ts;
+        m_surface->gather(x, xs);
+        m_surface->gather(trial, ts);
+        const double before = m_barrier->energy(xs);
+        totals[0] += m_kappa * (m_barrier->energy(ts) - before);
+        totals[1] += m_kappa * std::abs(before);
+    }
     return {totals[0], totals[1]};
 }
 
@@ -134,6 +145,104 @@ void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
                 }
             }
         });
+    if (m_barrier) {
+        add_contact(x);
+    }
+}
+
+void NewtonSolver::enable_contact(const contact::ContactSurface& surface, const contact::BarrierPotential& barrier,
+                                  double length) {
+    m_surface = &surface;
+    m_barrier = &barrier;
+    m_length = length;
+    // κ bounds (IPC spec §4.1): at d = 1e-8 l the barrier's normal stiffness equals 1e11 × mean nodal mass.
+    const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), m_elastic.lumped_mass());
+    double total = 0.0;
+    for (int i = 0; i < m_num_owned; ++i) {
+        total += mass(i);
+    }
+    const double nodes = static_cast<double>(comm::allreduce_sum(m_comm, std::int64_t{m_num_owned}));
+    const double mean_mass = comm::allreduce_sum(m_comm, total) / nodes;
+    const double s_hat = barrier.dhat() * barrier.dhat();
+    double s_ref = (1e-8 * length) * (1e-8 * length);
+    if (s_ref >= s_hat) {
+        s_ref = 0.5 * s_hat;
+    }
+    m_kappa_min = 1e11 * mean_mass / (4.0 * s_ref * kernels::barrier_second_derivative(s_ref, s_hat));
+    m_kappa_max = 100.0 * m_kappa_min;
+    m_kappa = m_kappa_min;
+    m_pcg.set_extra_operator([this](const NodeField& p, const NodeField& y) { apply_contact(p, y); });
+}
+
+void NewtonSolver::add_contact(const NodeField& x) {
+    m_surface->gather(x, m_xs);
+    m_contact_gradient.assign(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
+    std::vector<contact::ContactBlock> blocks;
+    m_barrier->derivatives(m_xs, m_kappa, m_contact_gradient, blocks);
+
+    // Gradient rows, and diagonal blocks into the matrix (so block Jacobi sees them); the rest goes to
+    // the extra operator of PCG.
+    auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_gradient);
+    auto values = Kokkos::create_mirror_view_and_copy(HostSpace(), m_matrix.values());
+    const auto diagonal = Kokkos::create_mirror_view_and_copy(HostSpace(), m_matrix.diagonal());
+    for (int i = 0; i < m_num_owned; ++i) {
+        for (int c = 0; c < 3; ++c) {
+            gradient(i, c) += m_contact_gradient[static_cast<std::size_t>(3 * i + c)];
+        }
+    }
+    m_contact_blocks.clear();
+    for (const auto& block : blocks) {
+        if (m_surface->local_of_surface(block.col) == block.row) {
+            const int k = diagonal(block.row);
+            for (int p = 0; p < 3; ++p) {
+                for (int q = 0; q < 3; ++q) {
+                    values(k, p, q) += block.value[p][q];
+                }
+            }
+        } else {
+            m_contact_blocks.push_back(block);
+        }
+    }
+    Kokkos::deep_copy(m_gradient, gradient);
+    Kokkos::deep_copy(m_matrix.values(), values);
+}
+
+void NewtonSolver::apply_contact(const NodeField& p, const NodeField& y) {
+    // Collective on every rank (the gather), whether or not this rank has blocks.
+    m_surface->gather(p, m_ps);
+    auto host_y = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
+    const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_free);
+    for (const auto& block : m_contact_blocks) {
+        const Vec3& v = m_ps[static_cast<std::size_t>(block.col)];
+        for (int r = 0; r < 3; ++r) {
+            host_y(block.row, r) +=
+                mask(block.row) * (block.value[r][0] * v[0] + block.value[r][1] * v[1] + block.value[r][2] * v[2]);
+        }
+    }
+    Kokkos::deep_copy(y, host_y);
+}
+
+void NewtonSolver::initialize_kappa(const NodeField& x, const StepProblem& problem) {
+    // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs, clamped to [κ_min, κ_max]; κ_min without
+    // contact. ∇E is assembled with κ = 0 (the contact part then adds nothing).
+    m_kappa = 0.0;
+    assemble(x, problem);
+    std::vector<double> barrier_gradient(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
+    std::vector<contact::ContactBlock> unused;
+    m_barrier->derivatives(m_xs, 1.0, barrier_gradient, unused);
+    const auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_gradient);
+    const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_free);
+    double dots[2] = {0.0, 0.0};
+    for (int i = 0; i < m_num_owned; ++i) {
+        for (int c = 0; c < 3; ++c) {
+            const double gb = mask(i) * barrier_gradient[static_cast<std::size_t>(3 * i + c)];
+            dots[0] += gb * gradient(i, c);
+            dots[1] += gb * gb;
+        }
+    }
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_comm));
+    const double raw = dots[1] > 0.0 ? -dots[0] / dots[1] : 0.0;
+    m_kappa = std::min(m_kappa_max, std::max(m_kappa_min, raw));
 }
 
 NewtonResult
@@ -149,6 +258,13 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
     const auto free = m_free;
     const int n = m_num_owned;
     const int local_rows = static_cast<int>(x.extent(0));
+
+    double smallest = std::numeric_limits<double>::infinity();
+    if (m_barrier) {
+        initialize_kappa(x, problem);
+        smallest = m_barrier->min_squared_distance(m_xs);
+    }
+    const double tiny = (1e-9 * m_length) * (1e-9 * m_length);
 
     for (int it = 0; it < settings.max_iterations; ++it) {
         // 1. The boundary's remaining motion Δ (constrained rows, all local rows: no exchange needed).
@@ -204,6 +320,12 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
                 }
             });
         double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, p));
+        if (m_barrier) {
+            // Conservative CCD on the surface: no pair closes more than 80% of its gap (IPC spec §8).
+            m_surface->gather(x, m_xs);
+            m_surface->gather(p, m_ps);
+            alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
+        }
         bool accepted = false;
         for (int halvings = 0; halvings < 60 && !accepted; ++halvings) {
             const bool arrive = alpha == 1.0;
@@ -229,6 +351,27 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
             break;
         }
         Kokkos::deep_copy(x, trial);
+        if (m_barrier) {
+            // κ doubles when a pair is already tiny and still closing (IPC spec §4.3, global-minimum form).
+            m_surface->gather(x, m_xs);
+            const double now = m_barrier->min_squared_distance(m_xs);
+            if (smallest < tiny && now < tiny && now < smallest) {
+                m_kappa = std::min(2.0 * m_kappa, m_kappa_max);
+            }
+            smallest = now;
+        }
+    }
+    if (m_barrier) {
+        m_surface->gather(x, m_xs);
+        std::int64_t count = 0;
+        for (const auto& pair : m_barrier->active_pairs(m_xs)) {
+            count += m_barrier->owns(pair) ? 1 : 0;
+        }
+        result.contact_pairs = comm::allreduce_sum(m_comm, count);
+        result.min_distance = std::sqrt(m_barrier->min_squared_distance(m_xs));
+        result.kappa = m_kappa;
+    } else {
+        result.min_distance = std::numeric_limits<double>::infinity();
     }
     return result;
 }

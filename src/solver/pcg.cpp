@@ -66,6 +66,13 @@ Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange& halo, Kokkos::View<const
       m_p("intact::solver::pcg_p", matrix.num_cols()), m_q("intact::solver::pcg_q", matrix.num_cols()),
       m_inverse_diagonal("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
 
+void Pcg::apply(const NodeField& x, const NodeField& y) const {
+    spmv(m_matrix, x, y, m_mask);
+    if (m_extra) {
+        m_extra(x, y);
+    }
+}
+
 PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& settings) {
     const MPI_Comm comm = m_halo.plan().comm();
     const int n = m_matrix.num_rows();
@@ -121,7 +128,7 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
     double r_norm = b_norm;
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
-        spmv(m_matrix, p, q, mask);
+        apply(p, q);
         const double pq = dot(comm, n, p, q);
         if (!(pq > 0.0)) {
             break; // not SPD along p (should not happen after PSD projection): keep the current iterate

@@ -11,6 +11,8 @@
 #include "comm/halo_exchange.hpp"
 #include "src/solver/block_matrix.hpp"
 
+#include <functional>
+
 namespace intact::solver {
 
 /// y(owned rows) = mask ⊙ (A x). `x` must hold current ghost values. Device, not collective.
@@ -42,12 +44,20 @@ public:
     /// return). Rebuilds the block-Jacobi inverse from the current matrix values. Collective.
     PcgResult solve(const NodeField& b, const NodeField& x, const PcgSettings& settings);
 
+    /// An operator added to the matrix in every product: y(owned rows) += mask ⊙ (A_extra x). Contact
+    /// uses it for Hessian blocks that couple nodes beyond the element pattern. Collective when called.
+    using ExtraOperator = std::function<void(const NodeField& x, const NodeField& y)>;
+    void set_extra_operator(ExtraOperator op) { m_extra = std::move(op); }
+    /// A x including the extra operator (owned rows, masked). `x` must hold current ghost values.
+    void apply(const NodeField& x, const NodeField& y) const;
+
 private:
     const BlockMatrix& m_matrix;
     comm::HaloExchange& m_halo;
     Kokkos::View<const double*, MemSpace> m_mask;
     NodeField m_r, m_z, m_p, m_q;
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> m_inverse_diagonal;
+    ExtraOperator m_extra;
 };
 
 } // namespace intact::solver

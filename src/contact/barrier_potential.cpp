@@ -1,0 +1,475 @@
+#include "src/contact/barrier_potential.hpp"
+
+#include "comm/collectives.hpp"
+#include "kernels/barrier.hpp"
+#include "kernels/ccd_additive.hpp"
+#include "kernels/edge_edge_mollifier.hpp"
+#include "kernels/pair_distance.hpp"
+#include "kernels/small_matrix.hpp"
+#include "src/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+
+namespace intact::contact {
+
+namespace {
+
+using kernels::Mat12;
+using kernels::Vec12;
+
+kernels::Vec3 vec(const Vec3& x) { return kernels::Vec3(x[0], x[1], x[2]); }
+
+struct Box {
+    Vec3 lo, hi;
+};
+
+// Box of points a (and a + p when sweeping), inflated by r.
+Box box_of(std::initializer_list<int> ids, const std::vector<Vec3>& xs, const std::vector<Vec3>* ps, double r) {
+    Box box{{1e300, 1e300, 1e300}, {-1e300, -1e300, -1e300}};
+    for (const int id : ids) {
+        for (int c = 0; c < 3; ++c) {
+            const double a = xs[static_cast<std::size_t>(id)][static_cast<std::size_t>(c)];
+            const double b = ps ? a + (*ps)[static_cast<std::size_t>(id)][static_cast<std::size_t>(c)] : a;
+            box.lo[static_cast<std::size_t>(c)] = std::min({box.lo[static_cast<std::size_t>(c)], a, b});
+            box.hi[static_cast<std::size_t>(c)] = std::max({box.hi[static_cast<std::size_t>(c)], a, b});
+        }
+    }
+    for (int c = 0; c < 3; ++c) {
+        box.lo[static_cast<std::size_t>(c)] -= r;
+        box.hi[static_cast<std::size_t>(c)] += r;
+    }
+    return box;
+}
+
+bool overlap(const Box& a, const Box& b) {
+    for (int c = 0; c < 3; ++c) {
+        if (a.hi[static_cast<std::size_t>(c)] < b.lo[static_cast<std::size_t>(c)] ||
+            b.hi[static_cast<std::size_t>(c)] < a.lo[static_cast<std::size_t>(c)]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A uniform hash grid over boxes; `visit` receives every item id sharing a cell with a query box.
+class HashGrid {
+public:
+    explicit HashGrid(double cell) : m_cell(cell) {}
+    void insert(int id, const Box& box) {
+        for_cells(box, [&](long long key) { m_cells[key].push_back(id); });
+    }
+    template <class Visit> void query(const Box& box, Visit&& visit) const {
+        for_cells(box, [&](long long key) {
+            const auto it = m_cells.find(key);
+            if (it != m_cells.end()) {
+                for (const int id : it->second) {
+                    visit(id);
+                }
+            }
+        });
+    }
+
+private:
+    template <class F> void for_cells(const Box& box, F&& f) const {
+        long long lo[3], hi[3];
+        for (int c = 0; c < 3; ++c) {
+            lo[c] = static_cast<long long>(std::floor(box.lo[static_cast<std::size_t>(c)] / m_cell));
+            hi[c] = static_cast<long long>(std::floor(box.hi[static_cast<std::size_t>(c)] / m_cell));
+        }
+        for (long long i = lo[0]; i <= hi[0]; ++i) {
+            for (long long j = lo[1]; j <= hi[1]; ++j) {
+                for (long long k = lo[2]; k <= hi[2]; ++k) {
+                    f(((i & 0x1FFFFF) << 42) | ((j & 0x1FFFFF) << 21) | (k & 0x1FFFFF));
+                }
+            }
+        }
+    }
+    double m_cell;
+    std::unordered_map<long long, std::vector<int>> m_cells;
+};
+
+// b(s), and w b for mollified edge pairs, with the gradient and (PSD) Hessian over the 12 stencil DOFs.
+struct PairValue {
+    double energy = 0.0;
+    Vec12 gradient = Vec12::Zero();
+    Mat12 hessian = Mat12::Zero();
+};
+
+} // namespace
+
+BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface, std::vector<Plane> planes,
+                                   double dhat)
+    : m_comm(comm), m_surface(surface), m_planes(std::move(planes)), m_dhat(dhat) {
+    m_owned.assign(static_cast<std::size_t>(surface.num_vertices()), 0);
+    for (const int s : surface.owned_surface()) {
+        m_owned[static_cast<std::size_t>(s)] = 1;
+    }
+    // Rest edge lengths (mollifier thresholds) and the grid cell: the mean rest edge length.
+    double total = 0.0;
+    for (const auto& e : surface.edges()) {
+        const auto& a = surface.rest_positions()[static_cast<std::size_t>(e[0])];
+        const auto& b = surface.rest_positions()[static_cast<std::size_t>(e[1])];
+        const double l2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+        total += std::sqrt(l2);
+    }
+    m_cell = std::max(surface.edges().empty() ? 1.0 : total / surface.edges().size(), 2.0 * dhat);
+}
+
+bool BarrierPotential::owns(const Pair& pair) const {
+    const auto& gid = m_surface.vertex_gid();
+    const int count = pair.kind == Kind::point_plane ? 1 : 4;
+    int smallest = pair.v[0];
+    for (int k = 1; k < count; ++k) {
+        if (gid[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])] <
+            gid[static_cast<std::size_t>(smallest)]) {
+            smallest = pair.v[static_cast<std::size_t>(k)];
+        }
+    }
+    return m_owned[static_cast<std::size_t>(smallest)] != 0;
+}
+
+std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vector<Vec3>& xs,
+                                                                 const std::vector<Vec3>* ps, double inflation) const {
+    const auto& tris = m_surface.triangles();
+    const auto& edges = m_surface.edges();
+    const auto& constrained = m_surface.vertex_constrained();
+    const int n = m_surface.num_vertices();
+    std::vector<Pair> pairs;
+    auto keep = [&](std::initializer_list<int> ids) {
+        bool any_owned = false;
+        bool all_constrained = true;
+        for (const int id : ids) {
+            any_owned = any_owned || m_owned[static_cast<std::size_t>(id)] != 0;
+            all_constrained = all_constrained && constrained[static_cast<std::size_t>(id)] != 0;
+        }
+        return any_owned && !all_constrained;
+    };
+
+    // Point–triangle.
+    HashGrid triangle_grid(m_cell);
+    std::vector<Box> triangle_box(tris.size());
+    for (std::size_t t = 0; t < tris.size(); ++t) {
+        triangle_box[t] = box_of({tris[t][0], tris[t][1], tris[t][2]}, xs, ps, 0.5 * inflation);
+        triangle_grid.insert(static_cast<int>(t), triangle_box[t]);
+    }
+    for (int v = 0; v < n; ++v) {
+        const Box vb = box_of({v}, xs, ps, 0.5 * inflation);
+        std::vector<int> found;
+        triangle_grid.query(vb, [&](int t) { found.push_back(t); });
+        std::sort(found.begin(), found.end());
+        found.erase(std::unique(found.begin(), found.end()), found.end());
+        for (const int t : found) {
+            const auto& tri = tris[static_cast<std::size_t>(t)];
+            if (tri[0] == v || tri[1] == v || tri[2] == v || !overlap(vb, triangle_box[static_cast<std::size_t>(t)]) ||
+                !keep({v, tri[0], tri[1], tri[2]})) {
+                continue;
+            }
+            pairs.push_back({Kind::point_triangle, {v, tri[0], tri[1], tri[2]}});
+        }
+    }
+
+    // Edge–edge, each unordered pair once.
+    HashGrid edge_grid(m_cell);
+    std::vector<Box> edge_box(edges.size());
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+        edge_box[e] = box_of({edges[e][0], edges[e][1]}, xs, ps, 0.5 * inflation);
+        edge_grid.insert(static_cast<int>(e), edge_box[e]);
+    }
+    for (std::size_t a = 0; a < edges.size(); ++a) {
+        std::vector<int> found;
+        edge_grid.query(edge_box[a], [&](int b) {
+            if (static_cast<std::size_t>(b) > a) {
+                found.push_back(b);
+            }
+        });
+        std::sort(found.begin(), found.end());
+        found.erase(std::unique(found.begin(), found.end()), found.end());
+        for (const int b : found) {
+            const auto& ea = edges[a];
+            const auto& eb = edges[static_cast<std::size_t>(b)];
+            if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] ||
+                !overlap(edge_box[a], edge_box[static_cast<std::size_t>(b)]) || !keep({ea[0], ea[1], eb[0], eb[1]})) {
+                continue;
+            }
+            pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
+        }
+    }
+
+    // Point–plane: owned, free-or-moving vertices against every plane.
+    for (std::size_t k = 0; k < m_planes.size(); ++k) {
+        for (int v = 0; v < n; ++v) {
+            if (m_owned[static_cast<std::size_t>(v)] && !constrained[static_cast<std::size_t>(v)]) {
+                pairs.push_back({Kind::point_plane, {v, static_cast<int>(k), 0, 0}});
+            }
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+double BarrierPotential::pair_squared_distance(const Pair& pair, const std::vector<Vec3>& xs) const {
+    const auto x = [&](int k) { return vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]); };
+    switch (pair.kind) {
+    case Kind::point_triangle:
+        return kernels::point_triangle_distance(x(0), x(1), x(2), x(3),
+                                                kernels::point_triangle_case(x(0), x(1), x(2), x(3)));
+    case Kind::edge_edge:
+        return kernels::edge_edge_distance(x(0), x(1), x(2), x(3), kernels::edge_edge_case(x(0), x(1), x(2), x(3)));
+    case Kind::point_plane:
+        break;
+    }
+    const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
+    const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
+    const double d = plane.normal[0] * (p[0] - plane.point[0]) + plane.normal[1] * (p[1] - plane.point[1]) +
+                     plane.normal[2] * (p[2] - plane.point[2]);
+    return d > 0.0 ? d * d : 0.0; // on or behind the plane: no admissible distance
+}
+
+std::vector<BarrierPotential::Pair> BarrierPotential::active_pairs(const std::vector<Vec3>& xs) const {
+    std::vector<Pair> active;
+    const double s_hat = m_dhat * m_dhat;
+    for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
+        if (pair_squared_distance(pair, xs) < s_hat) {
+            active.push_back(pair);
+        }
+    }
+    return active;
+}
+
+namespace {
+
+// Barrier value, gradient and PSD Hessian of one pair over its stencil (PT/EE: 12 DOFs).
+PairValue evaluate_pair(BarrierPotential::Kind kind, const kernels::Vec3 x[4], double s_hat, double eps_x,
+                        bool derivatives) {
+    PairValue value;
+    double s = 0.0;
+    Vec12 gs = Vec12::Zero();
+    Mat12 hs = Mat12::Zero();
+    if (kind == BarrierPotential::Kind::point_triangle) {
+        const auto which = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
+        s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], which);
+        if (derivatives && s > 0.0 && s < s_hat) {
+            gs = kernels::point_triangle_distance_gradient(x[0], x[1], x[2], x[3], which);
+            hs = kernels::point_triangle_distance_hessian(x[0], x[1], x[2], x[3], which);
+        }
+    } else {
+        const auto which = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
+        s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], which);
+        if (derivatives && s > 0.0 && s < s_hat) {
+            gs = kernels::edge_edge_distance_gradient(x[0], x[1], x[2], x[3], which);
+            hs = kernels::edge_edge_distance_hessian(x[0], x[1], x[2], x[3], which);
+        }
+    }
+    if (!(s > 0.0)) {
+        value.energy = std::numeric_limits<double>::infinity();
+        return value;
+    }
+    if (s >= s_hat) {
+        return value;
+    }
+    const double b = kernels::barrier(s, s_hat);
+    const double db = kernels::barrier_first_derivative(s, s_hat);
+    const double ddb = kernels::barrier_second_derivative(s, s_hat);
+    double e = 1.0;
+    Vec12 ge = Vec12::Zero();
+    Mat12 he = Mat12::Zero();
+    if (kind == BarrierPotential::Kind::edge_edge) {
+        e = kernels::edge_edge_mollifier(x[0], x[1], x[2], x[3], eps_x);
+        if (derivatives && e < 1.0) {
+            ge = kernels::edge_edge_mollifier_gradient(x[0], x[1], x[2], x[3], eps_x);
+            he = kernels::edge_edge_mollifier_hessian(x[0], x[1], x[2], x[3], eps_x);
+        }
+    }
+    value.energy = e * b;
+    if (derivatives) {
+        value.gradient = e * db * gs + b * ge;
+        value.hessian = e * (ddb * gs * gs.transpose() + db * hs) + db * (ge * gs.transpose() + gs * ge.transpose()) +
+                        b * he;
+        kernels::project_psd<12>(value.hessian);
+    }
+    return value;
+}
+
+} // namespace
+
+double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
+    const double s_hat = m_dhat * m_dhat;
+    double total = 0.0;
+    for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
+        if (!owns(pair)) {
+            continue;
+        }
+        if (pair.kind == Kind::point_plane) {
+            const double s = pair_squared_distance(pair, xs);
+            total += s <= 0.0 ? std::numeric_limits<double>::infinity() : (s < s_hat ? kernels::barrier(s, s_hat) : 0.0);
+            continue;
+        }
+        kernels::Vec3 x[4];
+        for (int k = 0; k < 4; ++k) {
+            x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+        }
+        const double eps_x =
+            pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
+        total += evaluate_pair(pair.kind, x, s_hat, eps_x, false).energy;
+    }
+    return comm::allreduce_sum(m_comm, total);
+}
+
+double BarrierPotential::mollifier_threshold(const Pair& pair) const {
+    const auto& rest = m_surface.rest_positions();
+    auto length2 = [&](int i, int j) {
+        const Vec3& a = rest[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(i)])];
+        const Vec3& b = rest[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(j)])];
+        return (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+    };
+    return 1e-3 * length2(0, 1) * length2(2, 3); // IPC eq. 24, rest edge lengths
+}
+
+double BarrierPotential::min_squared_distance(const std::vector<Vec3>& xs) const {
+    double smallest = std::numeric_limits<double>::infinity();
+    for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
+        smallest = std::min(smallest, pair_squared_distance(pair, xs));
+    }
+    return comm::allreduce_min(m_comm, smallest);
+}
+
+void BarrierPotential::derivatives(const std::vector<Vec3>& xs, double kappa, std::vector<double>& gradient,
+                                   std::vector<ContactBlock>& blocks) const {
+    const double s_hat = m_dhat * m_dhat;
+    // Blocks keyed by (row local node, column surface vertex), summed in pair order: deterministic.
+    std::map<std::pair<int, int>, std::array<double, 9>> sums;
+    auto add = [&](int a_surface, int b_surface, const double* block, int stride) {
+        const int row = m_surface.local_of_surface(a_surface);
+        auto& target = sums[{row, b_surface}];
+        for (int p = 0; p < 3; ++p) {
+            for (int q = 0; q < 3; ++q) {
+                target[static_cast<std::size_t>(3 * p + q)] += kappa * block[p * stride + q];
+            }
+        }
+    };
+    for (const Pair& pair : active_pairs(xs)) {
+        if (pair.kind == Kind::point_plane) {
+            const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
+            const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
+            const double d = plane.normal[0] * (p[0] - plane.point[0]) + plane.normal[1] * (p[1] - plane.point[1]) +
+                             plane.normal[2] * (p[2] - plane.point[2]);
+            const double s = d * d;
+            const double db = kernels::barrier_first_derivative(s, s_hat);
+            const double ddb = kernels::barrier_second_derivative(s, s_hat);
+            // ∇s = 2 d n, ∇²s = 2 n nᵀ: the Hessian is (4 d² b'' + 2 b') n nᵀ, clamped at zero (PSD).
+            const double curvature = std::max(0.0, 4.0 * s * ddb + 2.0 * db);
+            const int row = m_surface.local_of_surface(pair.v[0]);
+            double block[9];
+            for (int c = 0; c < 3; ++c) {
+                gradient[static_cast<std::size_t>(3 * row + c)] += kappa * db * 2.0 * d * plane.normal[static_cast<std::size_t>(c)];
+                for (int e = 0; e < 3; ++e) {
+                    block[3 * c + e] = curvature * plane.normal[static_cast<std::size_t>(c)] * plane.normal[static_cast<std::size_t>(e)];
+                }
+            }
+            add(pair.v[0], pair.v[0], block, 3);
+            continue;
+        }
+        kernels::Vec3 x[4];
+        for (int k = 0; k < 4; ++k) {
+            x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+        }
+        const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
+        const PairValue value = evaluate_pair(pair.kind, x, s_hat, eps_x, true);
+        for (int a = 0; a < 4; ++a) {
+            const int va = pair.v[static_cast<std::size_t>(a)];
+            if (!m_owned[static_cast<std::size_t>(va)]) {
+                continue; // another rank adds this vertex's rows
+            }
+            const int row = m_surface.local_of_surface(va);
+            for (int c = 0; c < 3; ++c) {
+                gradient[static_cast<std::size_t>(3 * row + c)] += kappa * value.gradient(3 * a + c);
+            }
+            for (int b = 0; b < 4; ++b) {
+                double block[9];
+                for (int p = 0; p < 3; ++p) {
+                    for (int q = 0; q < 3; ++q) {
+                        block[3 * p + q] = value.hessian(3 * a + p, 3 * b + q);
+                    }
+                }
+                add(va, pair.v[static_cast<std::size_t>(b)], block, 3);
+            }
+        }
+    }
+    blocks.clear();
+    for (const auto& [key, values] : sums) {
+        ContactBlock block{key.first, key.second, {}};
+        for (int p = 0; p < 3; ++p) {
+            for (int q = 0; q < 3; ++q) {
+                block.value[p][q] = values[static_cast<std::size_t>(3 * p + q)];
+            }
+        }
+        blocks.push_back(block);
+    }
+}
+
+double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector<Vec3>& ps) const {
+    double alpha = 1.0;
+    for (const Pair& pair : candidates(xs, &ps, m_dhat)) {
+        const double d0 = std::sqrt(pair_squared_distance(pair, xs));
+        if (pair.kind == Kind::point_plane) {
+            const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
+            const Vec3& p = ps[static_cast<std::size_t>(pair.v[0])];
+            const double approach = -(plane.normal[0] * p[0] + plane.normal[1] * p[1] + plane.normal[2] * p[2]);
+            if (approach > 0.0) {
+                alpha = std::min(alpha, 0.8 * d0 / approach); // keep 20% of the gap
+            }
+            continue;
+        }
+        kernels::Vec3 start[4], end[4];
+        for (int k = 0; k < 4; ++k) {
+            const auto i = static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)]);
+            start[k] = vec(xs[i]);
+            end[k] = start[k] + vec(ps[i]);
+        }
+        double toi = 1.0;
+        const double separation = 0.2 * d0; // no pair closes more than 80% of its gap in one step
+        const bool hit = pair.kind == Kind::point_triangle
+                             ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
+                                                           end[2], end[3], separation, alpha, toi)
+                             : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
+                                                      end[3], separation, alpha, toi);
+        if (hit) {
+            alpha = std::min(alpha, toi);
+        }
+    }
+    return comm::allreduce_min(m_comm, alpha);
+}
+
+std::string BarrierPotential::first_close_pair(const std::vector<Vec3>& xs) const {
+    const double s_hat = m_dhat * m_dhat;
+    std::string found;
+    for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
+        const double s = pair_squared_distance(pair, xs);
+        if (s < s_hat && owns(pair)) {
+            const auto& gid = m_surface.vertex_gid();
+            const auto& body = m_surface.vertex_body();
+            std::ostringstream text;
+            text.precision(6);
+            if (pair.kind == Kind::point_plane) {
+                text << "body " << body[static_cast<std::size_t>(pair.v[0])] << " node "
+                     << gid[static_cast<std::size_t>(pair.v[0])] << " is at distance " << std::sqrt(s)
+                     << " m from obstacles[" << pair.v[1] << "] (plane)";
+            } else {
+                text << (pair.kind == Kind::point_triangle ? "point-triangle" : "edge-edge") << " pair of bodies "
+                     << body[static_cast<std::size_t>(pair.v[0])] << " and " << body[static_cast<std::size_t>(pair.v[3])]
+                     << " (nodes " << gid[static_cast<std::size_t>(pair.v[0])] << " "
+                     << gid[static_cast<std::size_t>(pair.v[1])] << " " << gid[static_cast<std::size_t>(pair.v[2])] << " "
+                     << gid[static_cast<std::size_t>(pair.v[3])] << ") is at distance " << std::sqrt(s) << " m";
+            }
+            found = text.str();
+            break;
+        }
+    }
+    return comm::agree_on_error(m_comm, found);
+}
+
+} // namespace intact::contact

@@ -1,0 +1,887 @@
+/// @file check_output.cpp
+/// @brief Output checker: exact predicates (filtered, with an expansion-arithmetic fallback), exact
+/// triangle–triangle intersection built from segment–triangle tests, a uniform-grid broad phase, and the
+/// reading and merging of a written series with VTK's XML readers.
+
+#include "src/tools/check_output.hpp"
+
+#include "src/core/error.hpp"
+#include "src/mesh/surface.hpp"
+#include "src/mesh/tet_mesh.hpp"
+
+#include <vtkCellData.h>
+#include <vtkCellType.h>
+#include <vtkCommand.h>
+#include <vtkDataArray.h>
+#include <vtkExecutive.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkVariant.h>
+#include <vtkXMLDataElement.h>
+#include <vtkXMLDataParser.h>
+#include <vtkXMLUnstructuredGridReader.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace intact::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- Exact arithmetic ---------------------------------------------------------------------------------
+// Shewchuk, "Adaptive Precision Floating-Point Arithmetic and Fast Robust Geometric Predicates" (1997).
+// An expansion is an exact sum of doubles: nonoverlapping, increasing magnitude, zeros removed (zero is the
+// empty expansion), so its sign is the sign of its last component. Only the rare inputs that the
+// floating-point filter cannot decide come here, so plain vectors are fast enough.
+
+using Expansion = std::vector<double>;
+
+/// Unit roundoff of double (Shewchuk's epsilon).
+constexpr double k_epsilon = 0x1p-53;
+/// Error bounds of the filters (Shewchuk's ccwerrboundA and o3derrboundA): when |det| exceeds
+/// bound × permanent, the floating-point determinant has the exact sign.
+constexpr double k_orient2d_bound = (3.0 + 16.0 * k_epsilon) * k_epsilon;
+constexpr double k_orient3d_bound = (7.0 + 56.0 * k_epsilon) * k_epsilon;
+
+/// a + b = x + y exactly, |y| <= ulp(x) / 2.
+void two_sum(double a, double b, double& x, double& y) {
+    x = a + b;
+    const double b_virtual = x - a;
+    const double a_virtual = x - b_virtual;
+    y = (a - a_virtual) + (b - b_virtual);
+}
+
+/// a - b = x + y exactly.
+void two_diff(double a, double b, double& x, double& y) {
+    x = a - b;
+    const double b_virtual = a - x;
+    const double a_virtual = x + b_virtual;
+    y = (a - a_virtual) + (b_virtual - b);
+}
+
+/// a * b = x + y exactly: the fused multiply-add returns the rounding error of the product (correct with
+/// or without hardware FMA, and immune to the compiler contracting expressions).
+void two_product(double a, double b, double& x, double& y) {
+    x = a * b;
+    y = std::fma(a, b, -x);
+}
+
+/// a - b as an expansion.
+Expansion difference(double a, double b) {
+    double x = 0.0;
+    double y = 0.0;
+    two_diff(a, b, x, y);
+    Expansion e;
+    if (y != 0.0) {
+        e.push_back(y);
+    }
+    if (x != 0.0) {
+        e.push_back(x);
+    }
+    return e;
+}
+
+/// e + b (Shewchuk's GROW-EXPANSION with zero elimination).
+Expansion grow(const Expansion& e, double b) {
+    Expansion h;
+    h.reserve(e.size() + 1);
+    double q = b;
+    for (const double component : e) {
+        double sum = 0.0;
+        double error = 0.0;
+        two_sum(q, component, sum, error);
+        if (error != 0.0) {
+            h.push_back(error);
+        }
+        q = sum;
+    }
+    if (q != 0.0) {
+        h.push_back(q);
+    }
+    return h;
+}
+
+/// e + f, one component of f at a time.
+Expansion sum(Expansion e, const Expansion& f) {
+    for (const double component : f) {
+        e = grow(e, component);
+    }
+    return e;
+}
+
+/// e * b (Shewchuk's SCALE-EXPANSION with zero elimination).
+Expansion scale(const Expansion& e, double b) {
+    Expansion h;
+    if (e.empty() || b == 0.0) {
+        return h;
+    }
+    h.reserve(2 * e.size());
+    double q = 0.0;
+    double error = 0.0;
+    two_product(e[0], b, q, error);
+    if (error != 0.0) {
+        h.push_back(error);
+    }
+    for (std::size_t i = 1; i < e.size(); ++i) {
+        double product = 0.0;
+        double product_error = 0.0;
+        double partial = 0.0;
+        two_product(e[i], b, product, product_error);
+        two_sum(q, product_error, partial, error);
+        if (error != 0.0) {
+            h.push_back(error);
+        }
+        two_sum(product, partial, q, error);
+        if (error != 0.0) {
+            h.push_back(error);
+        }
+    }
+    if (q != 0.0) {
+        h.push_back(q);
+    }
+    return h;
+}
+
+/// e * f.
+Expansion product(const Expansion& e, const Expansion& f) {
+    Expansion result;
+    for (const double component : f) {
+        result = sum(std::move(result), scale(e, component));
+    }
+    return result;
+}
+
+Expansion negated(Expansion e) {
+    for (double& component : e) {
+        component = -component;
+    }
+    return e;
+}
+
+/// p q - r s.
+Expansion cross_term(const Expansion& p, const Expansion& q, const Expansion& r, const Expansion& s) {
+    return sum(product(p, q), negated(product(r, s)));
+}
+
+int sign_of(const Expansion& e) {
+    return e.empty() ? 0 : (e.back() > 0.0 ? 1 : -1);
+}
+
+int sign_of(double value) {
+    return (value > 0.0) - (value < 0.0);
+}
+
+// ---- Predicates -----------------------------------------------------------------------------------------
+
+/// A point of a coordinate plane (a projection of a 3D point).
+struct Point2 {
+    double x;
+    double y;
+};
+
+/// The projection that drops coordinate `axis`.
+Point2 project(const Vec3& p, int axis) {
+    return {p[(axis + 1) % 3], p[(axis + 2) % 3]};
+}
+
+/// Sign of (b-a)×(c-a): +1 when a, b, c turn counterclockwise, 0 when collinear. Exact.
+int orient2d(const Point2& a, const Point2& b, const Point2& c) {
+    const double left = (b.x - a.x) * (c.y - a.y);
+    const double right = (b.y - a.y) * (c.x - a.x);
+    const double det = left - right;
+    const double bound = k_orient2d_bound * (std::abs(left) + std::abs(right));
+    if (det > bound || -det > bound) {
+        return sign_of(det);
+    }
+    return sign_of(
+        cross_term(difference(b.x, a.x), difference(c.y, a.y), difference(b.y, a.y), difference(c.x, a.x)));
+}
+
+int orient3d_exact(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    std::array<Expansion, 3> ba;
+    std::array<Expansion, 3> ca;
+    std::array<Expansion, 3> da;
+    for (int k = 0; k < 3; ++k) {
+        ba[k] = difference(b[k], a[k]);
+        ca[k] = difference(c[k], a[k]);
+        da[k] = difference(d[k], a[k]);
+    }
+    Expansion det = product(ba[0], cross_term(ca[1], da[2], ca[2], da[1]));
+    det = sum(std::move(det), product(ca[0], cross_term(da[1], ba[2], da[2], ba[1])));
+    det = sum(std::move(det), product(da[0], cross_term(ba[1], ca[2], ba[2], ca[1])));
+    return sign_of(det);
+}
+
+/// Whether c (collinear with a and b) lies on the closed segment ab.
+bool within_segment(const Point2& a, const Point2& b, const Point2& c) {
+    return std::min(a.x, b.x) <= c.x && c.x <= std::max(a.x, b.x) && std::min(a.y, b.y) <= c.y &&
+           c.y <= std::max(a.y, b.y);
+}
+
+/// Closed segments ab and cd share a point. Also right for degenerate segments (a == b).
+bool segments_meet_2d(const Point2& a, const Point2& b, const Point2& c, const Point2& d) {
+    const int o1 = orient2d(a, b, c);
+    const int o2 = orient2d(a, b, d);
+    const int o3 = orient2d(c, d, a);
+    const int o4 = orient2d(c, d, b);
+    if (o1 * o2 < 0 && o3 * o4 < 0) {
+        return true;
+    }
+    return (o1 == 0 && within_segment(a, b, c)) || (o2 == 0 && within_segment(a, b, d)) ||
+           (o3 == 0 && within_segment(c, d, a)) || (o4 == 0 && within_segment(c, d, b));
+}
+
+/// Closed segment ab meets the closed triangle pqr (which may be degenerate).
+bool segment_meets_triangle_2d(
+    const Point2& a, const Point2& b, const Point2& p, const Point2& q, const Point2& r) {
+    if (orient2d(p, q, r) != 0) {
+        const auto inside = [&](const Point2& x) {
+            const int s1 = orient2d(p, q, x);
+            const int s2 = orient2d(q, r, x);
+            const int s3 = orient2d(r, p, x);
+            return !((s1 < 0 || s2 < 0 || s3 < 0) && (s1 > 0 || s2 > 0 || s3 > 0));
+        };
+        if (inside(a) || inside(b)) {
+            return true;
+        }
+    }
+    // Otherwise the segment crosses the boundary, or the triangle is degenerate (the union of its edges).
+    return segments_meet_2d(a, b, p, q) || segments_meet_2d(a, b, q, r) || segments_meet_2d(a, b, r, p);
+}
+
+/// Whether the three coordinate projections of (a, b, c) are all collinear: the points are collinear.
+bool collinear(const Vec3& a, const Vec3& b, const Vec3& c) {
+    for (int axis = 0; axis < 3; ++axis) {
+        if (orient2d(project(a, axis), project(b, axis), project(c, axis)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Closed segments ab and cd in space share a point.
+bool segments_meet_3d(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    if (orient3d(a, b, c, d) != 0) {
+        return false;
+    }
+    // Coplanar: some coordinate projection is one-to-one on a plane holding all four points, and every
+    // projection of a common point is common, so the segments meet iff all three projections meet.
+    for (int axis = 0; axis < 3; ++axis) {
+        if (!segments_meet_2d(project(a, axis), project(b, axis), project(c, axis), project(d, axis))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Closed segment ab meets the closed triangle pqr. Exact; any degeneracy allowed.
+bool segment_meets_triangle(const Vec3& a, const Vec3& b, const Vec3& p, const Vec3& q, const Vec3& r) {
+    if (collinear(p, q, r)) {
+        return segments_meet_3d(a, b, p, q) || segments_meet_3d(a, b, q, r) || segments_meet_3d(a, b, r, p);
+    }
+    const int side_a = orient3d(p, q, r, a);
+    const int side_b = orient3d(p, q, r, b);
+    if (side_a * side_b > 0) {
+        return false;
+    }
+    if (side_a == 0 && side_b == 0) {
+        // In the triangle's plane: as in segments_meet_3d, all three projections must meet.
+        for (int axis = 0; axis < 3; ++axis) {
+            if (!segment_meets_triangle_2d(project(a, axis), project(b, axis), project(p, axis),
+                                           project(q, axis), project(r, axis))) {
+                return false;
+            }
+        }
+        return true;
+    }
+    // The segment reaches the plane at one point; it lies in the triangle iff the line ab passes every
+    // edge on the same side (zero: through the edge).
+    const int s1 = orient3d(a, b, p, q);
+    const int s2 = orient3d(a, b, q, r);
+    const int s3 = orient3d(a, b, r, p);
+    return !((s1 < 0 || s2 < 0 || s3 < 0) && (s1 > 0 || s2 > 0 || s3 > 0));
+}
+
+// ---- Broad phase ----------------------------------------------------------------------------------------
+
+struct Box {
+    Vec3 lo;
+    Vec3 hi;
+};
+
+bool boxes_overlap(const Box& a, const Box& b) {
+    for (int k = 0; k < 3; ++k) {
+        if (a.hi[k] < b.lo[k] || b.hi[k] < a.lo[k]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// A box covering more grid cells than this is tested against every other box instead.
+constexpr std::int64_t k_large_box_cells = 512;
+/// Cells per axis at most, so cell coordinates and the grid stay bounded for scattered input.
+constexpr double k_max_cells_per_axis = 1 << 20;
+
+using Cell = std::array<std::int64_t, 3>;
+
+/// Calls visit(i, j), i < j, once for every pair of boxes that overlap (closed boxes), in a deterministic
+/// order. Uniform grid with the mean box size as cell size; a pair is visited in the first cell (in every
+/// coordinate) that both boxes cover. Boxes must be finite.
+template <class Visit> void for_each_overlapping_pair(const std::vector<Box>& boxes, Visit&& visit) {
+    const std::size_t n = boxes.size();
+    if (n < 2) {
+        return;
+    }
+    Vec3 lo = boxes[0].lo;
+    Vec3 hi = boxes[0].hi;
+    double size_sum = 0.0;
+    for (const Box& box : boxes) {
+        double size = 0.0;
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = std::min(lo[k], box.lo[k]);
+            hi[k] = std::max(hi[k], box.hi[k]);
+            size = std::max(size, box.hi[k] - box.lo[k]);
+        }
+        size_sum += size;
+    }
+    const double span = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    double h = std::max(size_sum / static_cast<double>(n), span / k_max_cells_per_axis);
+    if (!(h > 0.0) || !std::isfinite(h)) {
+        h = 1.0; // every box is the same point
+    }
+    // Monotone in x, so overlapping boxes share a cell.
+    const auto cell_of = [&](const Vec3& x) {
+        Cell cell;
+        for (int k = 0; k < 3; ++k) {
+            cell[k] = static_cast<std::int64_t>(std::floor((x[k] - lo[k]) / h));
+        }
+        return cell;
+    };
+
+    struct Entry {
+        Cell cell;
+        int box;
+    };
+    std::vector<Cell> first(n);
+    std::vector<Entry> entries;
+    entries.reserve(8 * n);
+    std::vector<int> large;
+    std::vector<char> is_large(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        first[i] = cell_of(boxes[i].lo);
+        const Cell last = cell_of(boxes[i].hi);
+        const std::int64_t count =
+            (last[0] - first[i][0] + 1) * (last[1] - first[i][1] + 1) * (last[2] - first[i][2] + 1);
+        if (count > k_large_box_cells) {
+            large.push_back(static_cast<int>(i));
+            is_large[i] = 1;
+            continue;
+        }
+        for (std::int64_t z = first[i][2]; z <= last[2]; ++z) {
+            for (std::int64_t y = first[i][1]; y <= last[1]; ++y) {
+                for (std::int64_t x = first[i][0]; x <= last[0]; ++x) {
+                    entries.push_back({{x, y, z}, static_cast<int>(i)});
+                }
+            }
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.cell != b.cell ? a.cell < b.cell : a.box < b.box;
+    });
+
+    for (std::size_t begin = 0; begin < entries.size();) {
+        std::size_t end = begin + 1;
+        while (end < entries.size() && entries[end].cell == entries[begin].cell) {
+            ++end;
+        }
+        for (std::size_t s = begin; s < end; ++s) {
+            for (std::size_t t = s + 1; t < end; ++t) {
+                const int i = entries[s].box;
+                const int j = entries[t].box;
+                const Cell shared_first = {std::max(first[i][0], first[j][0]),
+                                           std::max(first[i][1], first[j][1]),
+                                           std::max(first[i][2], first[j][2])};
+                if (shared_first == entries[s].cell && boxes_overlap(boxes[i], boxes[j])) {
+                    visit(i, j);
+                }
+            }
+        }
+        begin = end;
+    }
+    for (const int i : large) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const int other = static_cast<int>(j);
+            if (other == i || (is_large[j] && other < i)) {
+                continue;
+            }
+            if (boxes_overlap(boxes[i], boxes[j])) {
+                visit(std::min(i, other), std::max(i, other));
+            }
+        }
+    }
+}
+
+// ---- Reading a series -----------------------------------------------------------------------------------
+
+/// Gathers VTK's error messages (instead of VTK printing them) so they can go into an InputError.
+class VtkMessages : public vtkCommand {
+public:
+    static VtkMessages* New() { return new VtkMessages; }
+    void Execute(vtkObject*, unsigned long event, void* data) override {
+        if (event != vtkCommand::ErrorEvent || data == nullptr) {
+            return; // warnings are dropped: the checks below decide what is wrong
+        }
+        // VTK's text is "ERROR: In <source>, line N\n<class> (<address>): <message>"; keep the message.
+        std::string text = static_cast<const char*>(data);
+        const std::size_t cut = text.find("): ");
+        if (cut != std::string::npos) {
+            text = text.substr(cut + 3);
+        }
+        text = text.substr(0, text.find('\n')); // the pipeline appends a dump of its request
+        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+            text.pop_back();
+        }
+        m_errors += (m_errors.empty() ? "" : "; ") + text;
+    }
+    const std::string& errors() const { return m_errors; }
+
+private:
+    std::string m_errors;
+};
+
+void observe(vtkObject* object, VtkMessages* messages) {
+    object->AddObserver(vtkCommand::ErrorEvent, messages);
+    object->AddObserver(vtkCommand::WarningEvent, messages);
+}
+
+std::string quoted(const fs::path& path) {
+    return "'" + path.string() + "'";
+}
+
+/// The root `VTKFile` element of an XML file of the given `type`; the parser owns it.
+vtkXMLDataElement*
+parse_vtk_xml(vtkXMLDataParser* parser, const fs::path& file, const char* type, const std::string& fix) {
+    vtkNew<VtkMessages> messages;
+    observe(parser, messages);
+    parser->SetFileName(file.string().c_str());
+    const int parsed = parser->Parse();
+    vtkXMLDataElement* root = parser->GetRootElement();
+    const char* root_type = root != nullptr ? root->GetAttribute("type") : nullptr;
+    if (parsed == 0 || root == nullptr || std::string(root->GetName()) != "VTKFile" || root_type == nullptr ||
+        std::string(root_type) != type) {
+        throw InputError(quoted(file) + " is not a VTK " + type + " file" +
+                         (messages->errors().empty() ? "" : " (" + messages->errors() + ")") + "; " + fix);
+    }
+    return root;
+}
+
+struct SeriesEntry {
+    double time;
+    fs::path file;
+};
+
+const char* const k_rerun = "run the simulation again into this folder, or check a complete copy of it";
+
+std::vector<SeriesEntry> read_series(const fs::path& pvd) {
+    if (!fs::is_regular_file(pvd)) {
+        throw InputError(quoted(pvd) +
+                         " not found; give the folder that `intact run --output DIR` wrote (it holds "
+                         "intact.pvd)");
+    }
+    vtkNew<vtkXMLDataParser> parser;
+    vtkXMLDataElement* root = parse_vtk_xml(parser, pvd, "Collection", k_rerun);
+    vtkXMLDataElement* collection = root->FindNestedElementWithName("Collection");
+    if (collection == nullptr) {
+        throw InputError(quoted(pvd) + " has no <Collection> element; " + k_rerun);
+    }
+    std::vector<SeriesEntry> entries;
+    for (int i = 0; i < collection->GetNumberOfNestedElements(); ++i) {
+        vtkXMLDataElement* data_set = collection->GetNestedElement(i);
+        if (std::string(data_set->GetName()) != "DataSet") {
+            continue;
+        }
+        const char* file = data_set->GetAttribute("file");
+        double time = 0.0;
+        if (file == nullptr || data_set->GetScalarAttribute("timestep", time) == 0) {
+            throw InputError(quoted(pvd) + ": <DataSet> " + std::to_string(i) +
+                             " lacks its `file` or `timestep` attribute; " + k_rerun);
+        }
+        const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : pvd.parent_path() / file;
+        if (!fs::is_regular_file(path)) {
+            throw InputError(quoted(path) + ", listed in " + quoted(pvd) + ", not found; " + k_rerun +
+                             " (a run that stopped early lists only the steps it finished)");
+        }
+        entries.push_back({time, path});
+    }
+    return entries;
+}
+
+/// The pieces a .pvtu lists, as paths.
+std::vector<fs::path> read_piece_list(const fs::path& pvtu) {
+    vtkNew<vtkXMLDataParser> parser;
+    vtkXMLDataElement* root = parse_vtk_xml(parser, pvtu, "PUnstructuredGrid", k_rerun);
+    vtkXMLDataElement* grid = root->FindNestedElementWithName("PUnstructuredGrid");
+    if (grid == nullptr) {
+        throw InputError(quoted(pvtu) + " has no <PUnstructuredGrid> element; " + k_rerun);
+    }
+    std::vector<fs::path> pieces;
+    for (int i = 0; i < grid->GetNumberOfNestedElements(); ++i) {
+        vtkXMLDataElement* piece = grid->GetNestedElement(i);
+        if (std::string(piece->GetName()) != "Piece") {
+            continue;
+        }
+        const char* source = piece->GetAttribute("Source");
+        if (source == nullptr) {
+            throw InputError(quoted(pvtu) + ": <Piece> without a `Source` attribute; " + k_rerun);
+        }
+        const fs::path path = fs::path(source).is_absolute() ? fs::path(source) : pvtu.parent_path() / source;
+        if (!fs::is_regular_file(path)) {
+            throw InputError(quoted(path) + ", listed in " + quoted(pvtu) + ", not found; " + k_rerun);
+        }
+        pieces.push_back(path);
+    }
+    return pieces;
+}
+
+/// One step's pieces merged into a scene-wide mesh.
+struct SceneMesh {
+    TetMesh mesh;
+    std::vector<GlobalId> node_id;     ///< per node: its `global_id`
+    std::vector<int> node_body;        ///< per node: the body of a tet that uses it (-1: unused)
+    std::vector<GlobalId> tet_id;      ///< per tet: cell `global_id` (-1 when the pieces have none)
+    std::vector<int> tet_body;         ///< per tet: cell `body` (-1 when the pieces have none)
+    long long position_mismatches = 0; ///< nodes whose copies in different pieces disagree
+};
+
+/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), tets with a
+/// cell `global_id` already seen are skipped.
+void add_piece(const fs::path& file,
+               SceneMesh& scene,
+               std::unordered_map<GlobalId, int>& node_index,
+               std::unordered_set<GlobalId>& seen_tets) {
+    vtkNew<VtkMessages> messages;
+    vtkNew<vtkXMLUnstructuredGridReader> reader;
+    vtkNew<VtkMessages> pipeline_messages; // only "the reader failed", after the reader said why
+    observe(reader, messages);
+    observe(reader->GetExecutive(), pipeline_messages);
+    reader->SetParserErrorObserver(messages);
+    reader->SetReaderErrorObserver(messages);
+    reader->SetFileName(file.string().c_str());
+    reader->Update();
+    vtkUnstructuredGrid* grid = reader->GetOutput();
+    if (!messages->errors().empty() || !pipeline_messages->errors().empty() || grid == nullptr) {
+        const std::string& why =
+            messages->errors().empty() ? pipeline_messages->errors() : messages->errors();
+        throw InputError(quoted(file) + " cannot be read as a VTK unstructured grid (" + why + "); " +
+                         k_rerun);
+    }
+    const vtkIdType num_points = grid->GetNumberOfPoints();
+    const vtkIdType num_cells = grid->GetNumberOfCells();
+    vtkDataArray* point_ids = grid->GetPointData()->GetArray("global_id");
+    if (point_ids == nullptr || point_ids->GetNumberOfTuples() != num_points ||
+        point_ids->GetNumberOfComponents() != 1) {
+        throw InputError(quoted(file) +
+                         " has no point array `global_id` with one value per point; `intact check` reads "
+                         "output written by `intact run`");
+    }
+    vtkDataArray* cell_ids = grid->GetCellData()->GetArray("global_id");
+    vtkDataArray* cell_bodies = grid->GetCellData()->GetArray("body");
+
+    std::vector<int> local_to_scene(static_cast<std::size_t>(num_points));
+    for (vtkIdType p = 0; p < num_points; ++p) {
+        const GlobalId id = point_ids->GetVariantValue(p).ToTypeInt64();
+        Vec3 x;
+        grid->GetPoint(p, x.data());
+        const auto [it, inserted] = node_index.emplace(id, static_cast<int>(scene.mesh.nodes.size()));
+        if (inserted) {
+            scene.mesh.nodes.push_back(x);
+            scene.node_id.push_back(id);
+            scene.node_body.push_back(-1);
+        } else if (scene.mesh.nodes[static_cast<std::size_t>(it->second)] != x) {
+            ++scene.position_mismatches;
+        }
+        local_to_scene[static_cast<std::size_t>(p)] = it->second;
+    }
+    for (vtkIdType c = 0; c < num_cells; ++c) {
+        if (grid->GetCellType(c) != VTK_TETRA) {
+            throw InputError(quoted(file) + ": cell " + std::to_string(c) +
+                             " is not a tetrahedron (VTK type " + std::to_string(grid->GetCellType(c)) +
+                             "); `intact check` reads output written by `intact run`");
+        }
+        const GlobalId id = cell_ids != nullptr ? cell_ids->GetVariantValue(c).ToTypeInt64() : -1;
+        if (cell_ids != nullptr && !seen_tets.insert(id).second) {
+            continue;
+        }
+        const int body = cell_bodies != nullptr ? cell_bodies->GetVariantValue(c).ToInt() : -1;
+        vtkIdType count = 0;
+        const vtkIdType* points = nullptr;
+        grid->GetCellPoints(c, count, points);
+        std::array<int, 4> tet;
+        for (int k = 0; k < 4; ++k) {
+            tet[k] = local_to_scene[static_cast<std::size_t>(points[k])];
+            scene.node_body[static_cast<std::size_t>(tet[k])] = body;
+        }
+        scene.mesh.tets.push_back(tet);
+        scene.tet_id.push_back(id);
+        scene.tet_body.push_back(body);
+    }
+}
+
+// ---- Checks ---------------------------------------------------------------------------------------------
+
+constexpr std::size_t k_max_examples = 5;
+
+bool finite(const Vec3& x) {
+    return std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]);
+}
+
+/// Whether two boundary triangles (node indices into `x`) meet in a way that is not mere adjacency; see
+/// the header for the rule.
+bool boundary_triangles_meet(const std::array<int, 3>& s,
+                             const std::array<int, 3>& t,
+                             const std::vector<Vec3>& x) {
+    int shared = 0;
+    int s_shared = 0;
+    int t_shared = 0;
+    for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) {
+            if (s[a] == t[b]) {
+                ++shared;
+                s_shared = a;
+                t_shared = b;
+            }
+        }
+    }
+    const auto at = [&](int node) -> const Vec3& { return x[static_cast<std::size_t>(node)]; };
+    if (shared >= 2) {
+        return false;
+    }
+    if (shared == 1) {
+        const int s1 = s[(s_shared + 1) % 3];
+        const int s2 = s[(s_shared + 2) % 3];
+        const int t1 = t[(t_shared + 1) % 3];
+        const int t2 = t[(t_shared + 2) % 3];
+        return segment_meets_triangle(at(s1), at(s2), at(t[0]), at(t[1]), at(t[2])) ||
+               segment_meets_triangle(at(t1), at(t2), at(s[0]), at(s[1]), at(s[2]));
+    }
+    return triangles_intersect({at(s[0]), at(s[1]), at(s[2])}, {at(t[0]), at(t[1]), at(t[2])});
+}
+
+std::string describe_triangle(const SceneMesh& scene, const std::array<int, 3>& tri) {
+    std::ostringstream out;
+    out << "body " << scene.node_body[static_cast<std::size_t>(tri[0])] << " triangle ("
+        << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
+        << scene.node_id[static_cast<std::size_t>(tri[1])] << ", "
+        << scene.node_id[static_cast<std::size_t>(tri[2])] << ")";
+    return out.str();
+}
+
+/// Counts and examples of one merged step.
+void check_scene(const SceneMesh& scene, StepReport& report) {
+    const std::vector<Vec3>& x = scene.mesh.nodes;
+    std::vector<std::string> tet_examples;
+    for (std::size_t t = 0; t < scene.mesh.tets.size(); ++t) {
+        const auto& tet = scene.mesh.tets[t];
+        const Vec3& x0 = x[static_cast<std::size_t>(tet[0])];
+        const Vec3& x1 = x[static_cast<std::size_t>(tet[1])];
+        const Vec3& x2 = x[static_cast<std::size_t>(tet[2])];
+        const Vec3& x3 = x[static_cast<std::size_t>(tet[3])];
+        const bool defined = finite(x0) && finite(x1) && finite(x2) && finite(x3);
+        const int orientation = defined ? orient3d(x0, x1, x2, x3) : 0;
+        if (defined && orientation > 0) {
+            continue;
+        }
+        ++report.inverted_tets;
+        if (tet_examples.size() < k_max_examples) {
+            std::ostringstream out;
+            out << "body " << scene.tet_body[t] << " tet " << scene.tet_id[t] << " (nodes "
+                << scene.node_id[static_cast<std::size_t>(tet[0])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[1])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[2])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[3])] << ") is "
+                << (!defined          ? "undefined (non-finite node position)"
+                    : orientation < 0 ? "inverted"
+                                      : "flat");
+            tet_examples.push_back(out.str());
+        }
+    }
+
+    const Surface surface = extract_surface(scene.mesh);
+    std::vector<Box> boxes;
+    std::vector<int> box_triangle;
+    boxes.reserve(surface.triangles.size());
+    box_triangle.reserve(surface.triangles.size());
+    for (std::size_t i = 0; i < surface.triangles.size(); ++i) {
+        const auto& tri = surface.triangles[i];
+        const Vec3& a = x[static_cast<std::size_t>(tri[0])];
+        const Vec3& b = x[static_cast<std::size_t>(tri[1])];
+        const Vec3& c = x[static_cast<std::size_t>(tri[2])];
+        if (!finite(a) || !finite(b) || !finite(c)) {
+            continue; // its tet is reported above
+        }
+        Box box;
+        for (int k = 0; k < 3; ++k) {
+            box.lo[k] = std::min({a[k], b[k], c[k]});
+            box.hi[k] = std::max({a[k], b[k], c[k]});
+        }
+        boxes.push_back(box);
+        box_triangle.push_back(static_cast<int>(i));
+    }
+    for_each_overlapping_pair(boxes, [&](int i, int j) {
+        const auto& s =
+            surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(i)])];
+        const auto& t =
+            surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(j)])];
+        if (!boundary_triangles_meet(s, t, x)) {
+            return;
+        }
+        ++report.intersecting_pairs;
+        if (report.examples.size() < k_max_examples) {
+            report.examples.push_back(describe_triangle(scene, s) + " meets " + describe_triangle(scene, t));
+        }
+    });
+    report.examples.insert(report.examples.end(), tet_examples.begin(), tet_examples.end());
+}
+
+/// N of "step_N.pvtu"; -1 for another name.
+int step_number(const fs::path& file) {
+    const std::string stem = file.stem().string();
+    const std::string prefix = "step_";
+    if (stem.size() <= prefix.size() || stem.size() > prefix.size() + 9 ||
+        stem.compare(0, prefix.size(), prefix) != 0) {
+        return -1;
+    }
+    for (std::size_t i = prefix.size(); i < stem.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(stem[i]))) {
+            return -1;
+        }
+    }
+    return std::stoi(stem.substr(prefix.size()));
+}
+
+} // namespace
+
+int orient3d(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    const double bax = b[0] - a[0];
+    const double bay = b[1] - a[1];
+    const double baz = b[2] - a[2];
+    const double cax = c[0] - a[0];
+    const double cay = c[1] - a[1];
+    const double caz = c[2] - a[2];
+    const double dax = d[0] - a[0];
+    const double day = d[1] - a[1];
+    const double daz = d[2] - a[2];
+    const double m1 = cay * daz;
+    const double m2 = caz * day;
+    const double m3 = day * baz;
+    const double m4 = daz * bay;
+    const double m5 = bay * caz;
+    const double m6 = baz * cay;
+    const double det = bax * (m1 - m2) + cax * (m3 - m4) + dax * (m5 - m6);
+    const double permanent = std::abs(bax) * (std::abs(m1) + std::abs(m2)) +
+                             std::abs(cax) * (std::abs(m3) + std::abs(m4)) +
+                             std::abs(dax) * (std::abs(m5) + std::abs(m6));
+    const double bound = k_orient3d_bound * permanent;
+    if (det > bound || -det > bound) {
+        return sign_of(det);
+    }
+    return orient3d_exact(a, b, c, d);
+}
+
+bool triangles_intersect(const std::array<Vec3, 3>& t, const std::array<Vec3, 3>& u) {
+    for (int k = 0; k < 3; ++k) {
+        const double t_lo = std::min({t[0][k], t[1][k], t[2][k]});
+        const double t_hi = std::max({t[0][k], t[1][k], t[2][k]});
+        const double u_lo = std::min({u[0][k], u[1][k], u[2][k]});
+        const double u_hi = std::max({u[0][k], u[1][k], u[2][k]});
+        if (t_hi < u_lo || u_hi < t_lo) {
+            return false;
+        }
+    }
+    // One triangle strictly on one side of the other's plane: apart (cheap and common).
+    const auto apart = [](const std::array<Vec3, 3>& plane, const std::array<Vec3, 3>& other) {
+        const int s0 = orient3d(plane[0], plane[1], plane[2], other[0]);
+        const int s1 = orient3d(plane[0], plane[1], plane[2], other[1]);
+        const int s2 = orient3d(plane[0], plane[1], plane[2], other[2]);
+        return (s0 > 0 && s1 > 0 && s2 > 0) || (s0 < 0 && s1 < 0 && s2 < 0);
+    };
+    if (apart(t, u) || apart(u, t)) {
+        return false;
+    }
+    // Closed triangles meet iff an edge of one meets the other: the ends of their common part lie on edges.
+    for (int e = 0; e < 3; ++e) {
+        if (segment_meets_triangle(t[e], t[(e + 1) % 3], u[0], u[1], u[2]) ||
+            segment_meets_triangle(u[e], u[(e + 1) % 3], t[0], t[1], t[2])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool CheckReport::clean() const {
+    return std::all_of(steps.begin(), steps.end(), [](const StepReport& step) {
+        return step.intersecting_pairs == 0 && step.inverted_tets == 0;
+    });
+}
+
+CheckReport check_output(const std::string& directory, std::ostream& log) {
+    const fs::path pvd = fs::path(directory) / "intact.pvd";
+    const std::vector<SeriesEntry> series = read_series(pvd);
+
+    CheckReport report;
+    long long total_pairs = 0;
+    long long total_tets = 0;
+    int bad_steps = 0;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+        SceneMesh scene;
+        std::unordered_map<GlobalId, int> node_index;
+        std::unordered_set<GlobalId> seen_tets;
+        for (const fs::path& piece : read_piece_list(series[s].file)) {
+            add_piece(piece, scene, node_index, seen_tets);
+        }
+
+        StepReport step;
+        const int number = step_number(series[s].file);
+        step.step_index = number >= 0 ? number : static_cast<int>(s);
+        step.time = series[s].time;
+        step.file = series[s].file.string();
+        check_scene(scene, step);
+
+        log << "step " << step.step_index << " t=" << step.time << ": " << step.intersecting_pairs
+            << " intersecting triangle pairs, " << step.inverted_tets << " inverted tetrahedra\n";
+        for (const std::string& example : step.examples) {
+            log << "  " << example << "\n";
+        }
+        if (scene.position_mismatches > 0) {
+            log << "  warning: " << scene.position_mismatches
+                << " nodes have different positions in different pieces (the first piece's is used)\n";
+        }
+        total_pairs += step.intersecting_pairs;
+        total_tets += step.inverted_tets;
+        bad_steps += (step.intersecting_pairs > 0 || step.inverted_tets > 0) ? 1 : 0;
+        report.steps.push_back(std::move(step));
+    }
+
+    log << "checked " << series.size() << " steps of " << directory << ": ";
+    if (report.clean()) {
+        log << "clean (no intersecting triangles, no inverted tetrahedra)\n";
+    } else {
+        log << "NOT clean: " << bad_steps << " steps with problems, " << total_pairs
+            << " intersecting triangle pairs and " << total_tets << " inverted tetrahedra in all\n";
+    }
+    log.flush();
+    return report;
+}
+
+} // namespace intact::tools

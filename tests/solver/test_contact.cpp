@@ -1,0 +1,199 @@
+// IPC contact end to end on 1-4 ranks: a block landing on a plane, a head-on impact of two blocks
+// (momentum, no intersection), the start-up proximity check and rank-count equivalence.
+#include "comm/collectives.hpp"
+#include "src/core/error.hpp"
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+namespace {
+
+using namespace intact;
+using nlohmann::json;
+
+int world_size() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+}
+
+int world_rank() {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+std::string output_dir(const std::string& name, MPI_Comm comm) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    return (std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / "contact" /
+            (name + "_np" + std::to_string(world_size()) + "_on" + std::to_string(size)))
+        .string();
+}
+
+json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, const Vec3& velocity, double youngs = 1e5) {
+    json body;
+    body["mesh"]["box"] = {{"min", lo}, {"max", hi}, {"cells", cells}};
+    body["material"] = {{"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    body["velocity"] = velocity;
+    return body;
+}
+
+json scene(std::vector<json> bodies, int steps, double dt = 0.01) {
+    json s;
+    s["time"] = {{"dt", dt}, {"steps", steps}};
+    s["gravity"] = {0.0, 0.0, 0.0};
+    s["bodies"] = bodies;
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    s["solver"] = {{"newton_tolerance", 1e-4}, {"linear_tolerance", 1e-8}, {"max_newton_iterations", 200}};
+    return s;
+}
+
+// Minimum over owned nodes of a function of the position, reduced over ranks.
+template <class F> double min_over_nodes(const Simulation& simulation, F&& f) {
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+    double smallest = 1e300;
+    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+        smallest = std::min(smallest, f(Vec3{x(i, 0), x(i, 1), x(i, 2)}));
+    }
+    return comm::allreduce_min(MPI_COMM_WORLD, smallest);
+}
+
+TEST(Contact, BlockLandsOnAPlaneAndStaysAbove) {
+    json document = scene({block({0, 0, 0.05}, {0.2, 0.2, 0.25}, {2, 2, 2}, {0, 0, -2.0})}, 40);
+    document["gravity"] = {0.0, 0.0, -9.81};
+    document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "plane.json"), output_dir("plane", MPI_COMM_WORLD));
+    double lowest = 1e300;
+    long long max_pairs = 0;
+    for (int n = 0; n < 40; ++n) {
+        const auto result = simulation.step();
+        EXPECT_FALSE(result.line_search_failed);
+        max_pairs = std::max(max_pairs, result.contact_pairs);
+        lowest = std::min(lowest, min_over_nodes(simulation, [](const Vec3& x) { return x[2]; }));
+    }
+    EXPECT_GT(max_pairs, 0);  // it touched the plane
+    EXPECT_GT(lowest, 0.0);   // and never went through it
+    EXPECT_LT(lowest, 2e-3);  // it is resting within a few dhat of it
+}
+
+TEST(Contact, HeadOnImpactKeepsBlocksApartAndConservesMomentum) {
+    json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {2, 2, 2}, {3.0, 0, 0}),
+                           block({0.25, 0.02, 0.03}, {0.45, 0.22, 0.23}, {2, 2, 2}, {-3.0, 0, 0})},
+                          12);
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "impact.json"), output_dir("impact", MPI_COMM_WORLD));
+    const auto& local = simulation.local_mesh();
+    auto momentum_x = [&] {
+        const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+        const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+        double p = 0.0;
+        for (int i = 0; i < local.num_owned_nodes; ++i) {
+            p += mass(i) * v(i, 0);
+        }
+        return comm::allreduce_sum(MPI_COMM_WORLD, p);
+    };
+    const double before = momentum_x();
+    long long max_pairs = 0;
+    double closest = 1e300;
+    for (int n = 0; n < 12; ++n) {
+        const auto result = simulation.step();
+        max_pairs = std::max(max_pairs, result.contact_pairs);
+        closest = std::min(closest, result.min_distance);
+    }
+    EXPECT_GT(max_pairs, 0);
+    EXPECT_GT(closest, 0.0);
+    // The blocks bounced: the first now moves left or slower, and total momentum (zero) is kept.
+    EXPECT_NEAR(momentum_x(), before, 1e-6 * 8.0 * 3.0);
+    // The first block (rest x < 0.22) was stopped or thrown back by the second.
+    const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+    const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+    double p = 0.0, m = 0.0;
+    for (int i = 0; i < local.num_owned_nodes; ++i) {
+        if (local.rest_position[static_cast<std::size_t>(i)][0] < 0.22) {
+            p += mass(i) * v(i, 0);
+            m += mass(i);
+        }
+    }
+    EXPECT_LT(comm::allreduce_sum(MPI_COMM_WORLD, p) / comm::allreduce_sum(MPI_COMM_WORLD, m), 1.5);
+}
+
+TEST(Contact, StartingCloserThanDhatIsAnErrorNamingTheBodies) {
+    json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {1, 1, 1}, {0, 0, 0}),
+                           block({0.2005, 0, 0}, {0.4, 0.2, 0.2}, {1, 1, 1}, {0, 0, 0})},
+                          1);
+    document["bodies"][0]["name"] = "left";
+    document["bodies"][1]["name"] = "right";
+    try {
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "close.json"), output_dir("close", MPI_COMM_WORLD));
+        ADD_FAILURE() << "no error for bodies 0.5 mm apart with dhat 1 mm";
+    } catch (const InputError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("'left'"), std::string::npos) << message;
+        EXPECT_NE(message.find("'right'"), std::string::npos) << message;
+        EXPECT_NE(message.find("fix:"), std::string::npos) << message;
+    }
+}
+
+TEST(Contact, SameTrajectoryOnEveryRankCount) {
+    json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {3, 2, 2}, {2.0, 0, 0}),
+                           block({0.22, 0.05, 0.0}, {0.42, 0.25, 0.2}, {3, 2, 2}, {-2.0, 0, 0.5})},
+                          10);
+    document["solver"] = {{"newton_tolerance", 1e-8}, {"linear_tolerance", 1e-12}, {"max_newton_iterations", 300},
+                          {"max_linear_iterations", 5000}};
+    auto positions = [](const Simulation& simulation, MPI_Comm comm) {
+        const auto& local = simulation.local_mesh();
+        const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+        std::vector<double> mine;
+        for (int i = 0; i < local.num_owned_nodes; ++i) {
+            mine.insert(mine.end(), {double(local.node_global_id[static_cast<std::size_t>(i)]), x(i, 0), x(i, 1), x(i, 2)});
+        }
+        int size = 1;
+        MPI_Comm_size(comm, &size);
+        const int count = static_cast<int>(mine.size());
+        std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
+        MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+        for (int r = 1; r < size; ++r) {
+            offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
+        }
+        std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+        MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
+        std::map<long long, Vec3> result;
+        for (std::size_t k = 0; k < all.size(); k += 4) {
+            result[static_cast<long long>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
+        }
+        return result;
+    };
+    std::map<long long, Vec3> reference;
+    MPI_Comm alone;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    if (world_rank() == 0) {
+        {
+            Simulation serial(alone, io::parse_scene(document, "equal.json"), output_dir("equal", alone));
+            serial.run();
+            reference = positions(serial, alone);
+        }
+        MPI_Comm_free(&alone);
+    }
+    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(document, "equal.json"), output_dir("equal", MPI_COMM_WORLD));
+    parallel.run();
+    const auto result = positions(parallel, MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+        double worst = 0.0, scale = 0.0;
+        for (const auto& [id, x] : reference) {
+            for (int c = 0; c < 3; ++c) {
+                worst = std::max(worst, std::abs(result.at(id)[static_cast<std::size_t>(c)] - x[static_cast<std::size_t>(c)]));
+                scale = std::max(scale, std::abs(x[static_cast<std::size_t>(c)]));
+            }
+        }
+        std::printf("contact rank-count equivalence: %.3e relative on %d ranks\n", worst / scale, world_size());
+        EXPECT_LT(worst / scale, 1e-6);
+    }
+}
+
+} // namespace

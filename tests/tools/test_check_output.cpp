@@ -1,0 +1,466 @@
+// Output checker: the exact orientation predicate on near-degenerate input (checked against exact integer
+// arithmetic), triangle–triangle intersection in every configuration, and check_output on small series
+// written with the real VtkSeriesWriter (separate, overlapping, touching and barely apart boxes, inverted
+// and flat tets, a multi-step series, pieces merged by global id, missing files) and on a real run.
+#include "src/tools/check_output.hpp"
+
+#include "src/core/error.hpp"
+#include "src/io/scene.hpp"
+#include "src/io/vtk_writer.hpp"
+#include "src/mesh/box_mesh.hpp"
+#include "src/simulation.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using intact::GlobalId;
+using intact::TetMesh;
+using intact::Vec3;
+using intact::tools::check_output;
+using intact::tools::CheckReport;
+using intact::tools::orient3d;
+using intact::tools::triangles_intersect;
+using Triangle = std::array<Vec3, 3>;
+
+// ---- orient3d ---------------------------------------------------------------------------------------------
+
+/// Exact sign of the z component of (b-a)×(c-a) for coordinates that are multiples of 2^-31 below 1: as
+/// integers the differences have at most 31 bits and the products fit in 64.
+int reference_normal_z(const Vec3& a, const Vec3& b, const Vec3& c) {
+    const auto fixed = [](double x) {
+        const double scaled = std::ldexp(x, 31);
+        EXPECT_EQ(scaled, std::trunc(scaled)) << x << " is not a multiple of 2^-31";
+        return static_cast<long long>(scaled);
+    };
+    const long long nz = (fixed(b[0]) - fixed(a[0])) * (fixed(c[1]) - fixed(a[1])) -
+                         (fixed(b[1]) - fixed(a[1])) * (fixed(c[0]) - fixed(a[0]));
+    return (nz > 0) - (nz < 0);
+}
+
+TEST(Orient3d, SignFollowsIntactsTetOrientation) {
+    const Vec3 o = {0, 0, 0};
+    const Vec3 x = {1, 0, 0};
+    const Vec3 y = {0, 1, 0};
+    const Vec3 z = {0, 0, 1};
+    EXPECT_EQ(orient3d(o, x, y, z), 1);
+    EXPECT_EQ(orient3d(o, y, x, z), -1);
+    EXPECT_EQ(orient3d(o, x, y, {0.25, 0.5, 0.0}), 0);
+    // Far below the filter's resolution: a height of one subnormal is still seen.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    EXPECT_EQ(orient3d(o, x, y, {0.25, 0.25, tiny}), 1);
+    EXPECT_EQ(orient3d(o, x, y, {0.25, 0.25, -tiny}), -1);
+    // Repeated points are coplanar.
+    EXPECT_EQ(orient3d(o, o, y, z), 0);
+}
+
+TEST(Orient3d, PointsCoplanarUpToOneUlpAreClassifiedExactly) {
+    // Points on the tilted plane z = x + y with x, y in [0.5, 1) on a 2^-31 grid, so z is exact; d is moved
+    // off the plane by -1, 0 or +1 ulp of its z. Then det[b-a, c-a, d-a] = (ulp shift) × ((b-a)×(c-a))_z
+    // exactly, and rounded double evaluation gets many of these wrong.
+    std::mt19937_64 random(20240611);
+    std::uniform_int_distribution<long long> grid(0, (1LL << 30) - 1);
+    const auto on_plane = [&] {
+        const double x = 0.5 + std::ldexp(static_cast<double>(grid(random)), -31);
+        const double y = 0.5 + std::ldexp(static_cast<double>(grid(random)), -31);
+        return Vec3{x, y, x + y};
+    };
+    int naive_wrong = 0;
+    int checked = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const Vec3 a = on_plane();
+        const Vec3 b = on_plane();
+        const Vec3 c = on_plane();
+        const Vec3 base = on_plane();
+        const int normal_z = reference_normal_z(a, b, c);
+        for (const int direction : {-1, 0, 1}) {
+            Vec3 d = base;
+            if (direction != 0) {
+                d[2] = std::nextafter(d[2], 4.0 * direction);
+            }
+            const int expected = direction * normal_z;
+            ASSERT_EQ(orient3d(a, b, c, d), expected) << "trial " << trial << " direction " << direction;
+            const auto sub = [](const Vec3& p, const Vec3& q) {
+                return Vec3{p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+            };
+            const Vec3 u = sub(b, a);
+            const Vec3 v = sub(c, a);
+            const Vec3 w = sub(d, a);
+            const double naive = u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                                 u[2] * (v[0] * w[1] - v[1] * w[0]);
+            naive_wrong += ((naive > 0) - (naive < 0)) != expected ? 1 : 0;
+            ++checked;
+        }
+    }
+    // The inputs are hard: plain double arithmetic fails on a good share of them.
+    EXPECT_GT(naive_wrong, checked / 20) << naive_wrong << " of " << checked;
+}
+
+// ---- triangles_intersect ----------------------------------------------------------------------------------
+
+const Triangle k_unit = {Vec3{0, 0, 0}, Vec3{1, 0, 0}, Vec3{0, 1, 0}};
+
+/// Both argument orders, and every cyclic order of the second triangle's vertices, give `expected`.
+void expect_intersection(const Triangle& t, const Triangle& u, bool expected) {
+    for (int shift = 0; shift < 3; ++shift) {
+        const Triangle v = {u[shift], u[(shift + 1) % 3], u[(shift + 2) % 3]};
+        EXPECT_EQ(triangles_intersect(t, v), expected) << "shift " << shift;
+        EXPECT_EQ(triangles_intersect(v, t), expected) << "shift " << shift << ", swapped";
+    }
+}
+
+TEST(TrianglesIntersect, Crossing) {
+    expect_intersection(k_unit, {Vec3{0.25, 0.25, -1}, Vec3{0.25, 0.25, 1}, Vec3{2, 2, 0}}, true);
+    // An edge through the interior; the other triangle's vertices all off the first's plane.
+    expect_intersection(k_unit, {Vec3{0.2, 0.2, -1}, Vec3{0.3, 0.2, 1}, Vec3{5, 5, 1}}, true);
+    // Missing the hypotenuse by a hair.
+    const double past = std::nextafter(0.5, 1.0);
+    expect_intersection(k_unit, {Vec3{past, past, -1}, Vec3{past, past, 1}, Vec3{2, 2, 0}}, false);
+}
+
+TEST(TrianglesIntersect, TouchingAtAPointCounts) {
+    // A vertex on the other's interior, on its edge, on its vertex.
+    expect_intersection(k_unit, {Vec3{0.25, 0.25, 0}, Vec3{0.25, 0.5, 1}, Vec3{0.5, 0.25, 1}}, true);
+    expect_intersection(k_unit, {Vec3{0.5, 0.5, 0}, Vec3{0.5, 0.5, 1}, Vec3{1, 1, 1}}, true);
+    expect_intersection(k_unit, {Vec3{1, 0, 0}, Vec3{2, 0, 1}, Vec3{2, 1, 1}}, true);
+    // The same vertex lifted by the smallest positive double: apart.
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    expect_intersection(k_unit, {Vec3{0.25, 0.25, tiny}, Vec3{0.25, 0.5, 1}, Vec3{0.5, 0.25, 1}}, false);
+}
+
+TEST(TrianglesIntersect, CoplanarOverlappingAndDisjoint) {
+    // Edges crossing, one inside the other (no edge crossing), sharing part of an edge, touching at a point.
+    expect_intersection(k_unit, {Vec3{0.5, 0.5, 0}, Vec3{-0.5, 0.5, 0}, Vec3{0.5, -0.5, 0}}, true);
+    expect_intersection(k_unit, {Vec3{0.1, 0.1, 0}, Vec3{0.2, 0.1, 0}, Vec3{0.1, 0.2, 0}}, true);
+    expect_intersection(k_unit, {Vec3{0.25, 0, 0}, Vec3{0.75, 0, 0}, Vec3{0.5, -1, 0}}, true);
+    expect_intersection(k_unit, {Vec3{0.5, 0.5, 0}, Vec3{1, 1, 0}, Vec3{0.5, 1, 0}}, true);
+    // Disjoint, also just past the hypotenuse x + y = 1.
+    expect_intersection(k_unit, {Vec3{1, 1, 0}, Vec3{2, 1, 0}, Vec3{1, 2, 0}}, false);
+    const double past = std::nextafter(0.5, 1.0);
+    expect_intersection(k_unit, {Vec3{past, past, 0}, Vec3{1, 1, 0}, Vec3{0.5, 1, 0}}, false);
+    // In the tilted plane x + y + z = 1 (all vertices exactly on it): inside, and outside.
+    const Triangle tilted = {Vec3{1, 0, 0}, Vec3{0, 1, 0}, Vec3{0, 0, 1}};
+    expect_intersection(tilted, {Vec3{0.25, 0.25, 0.5}, Vec3{0.5, 0.25, 0.25}, Vec3{0.25, 0.5, 0.25}}, true);
+    expect_intersection(tilted, {Vec3{0.75, 0.75, -0.5}, Vec3{1, 0.5, -0.5}, Vec3{0.75, 1, -0.75}}, false);
+}
+
+TEST(TrianglesIntersect, ParallelAndClose) {
+    const auto shifted = [](double dz) {
+        return Triangle{Vec3{0.1, 0.1, dz}, Vec3{1.1, 0.1, dz}, Vec3{0.1, 1.1, dz}};
+    };
+    expect_intersection(k_unit, shifted(1e-15), false);
+    expect_intersection(k_unit, shifted(-1e-300), false);
+    expect_intersection(k_unit, shifted(0.0), true);
+}
+
+TEST(TrianglesIntersect, DegenerateTriangles) {
+    // Collinear vertices: a segment through the unit triangle, and one passing beside it.
+    expect_intersection(k_unit, {Vec3{0.25, 0.25, -1}, Vec3{0.25, 0.25, 0}, Vec3{0.25, 0.25, 1}}, true);
+    expect_intersection(k_unit, {Vec3{0.75, 0.75, -1}, Vec3{0.75, 0.75, 0}, Vec3{0.75, 0.75, 1}}, false);
+    // A point triangle on the hypotenuse, and one beside it.
+    expect_intersection(k_unit, {Vec3{0.5, 0.5, 0}, Vec3{0.5, 0.5, 0}, Vec3{0.5, 0.5, 0}}, true);
+    expect_intersection(k_unit, {Vec3{0.5, 0.5, 1}, Vec3{0.5, 0.5, 1}, Vec3{0.5, 0.5, 1}}, false);
+    // Two skew segments whose projections all cross, and two that meet.
+    const Triangle s = {Vec3{0, 0, 0}, Vec3{1, 1, 1}, Vec3{2, 2, 2}};
+    expect_intersection(s, {Vec3{0, 2, 1.5}, Vec3{1, 1, 1.5}, Vec3{2, 0, 1.5}}, false);
+    expect_intersection(s, {Vec3{0, 2, 1}, Vec3{1, 1, 1}, Vec3{2, 0, 1}}, true);
+}
+
+// ---- check_output on written series -----------------------------------------------------------------------
+
+/// A fresh folder under the build tree.
+std::string output_dir(const std::string& name) {
+    const fs::path dir = fs::path(INTACT_BINARY_DIR) / "test_output" / "check" / name;
+    fs::remove_all(dir);
+    return dir.string();
+}
+
+/// One piece holding `bodies` (body b is bodies[b]): global node and cell ids count on across bodies.
+intact::io::VtkPiece scene_piece(const std::vector<TetMesh>& bodies) {
+    intact::io::VtkPiece piece;
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+        const int offset = static_cast<int>(piece.points.size());
+        for (const Vec3& x : bodies[b].nodes) {
+            piece.point_global_id.push_back(static_cast<GlobalId>(piece.points.size()));
+            piece.points.push_back(x);
+            piece.displacement.push_back({0, 0, 0});
+            piece.velocity.push_back({0, 0, 0});
+        }
+        for (const auto& tet : bodies[b].tets) {
+            piece.cell_global_id.push_back(static_cast<GlobalId>(piece.cells.size()));
+            piece.cells.push_back({tet[0] + offset, tet[1] + offset, tet[2] + offset, tet[3] + offset});
+            piece.cell_rank.push_back(0);
+            piece.cell_body.push_back(static_cast<int>(b));
+        }
+    }
+    return piece;
+}
+
+/// Writes step s of the series at time 0.01 s.
+void write_series(const std::string& dir, const std::vector<std::vector<TetMesh>>& steps) {
+    intact::io::VtkSeriesWriter writer(MPI_COMM_WORLD, dir);
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        writer.write(static_cast<int>(s), 0.01 * static_cast<double>(s), scene_piece(steps[s]));
+    }
+}
+
+CheckReport check(const std::string& dir) {
+    std::ostringstream log;
+    CheckReport report = check_output(dir, log);
+    std::cout << log.str();
+    return report;
+}
+
+TetMesh box(double x0, double x1, const std::array<int, 3>& cells = {2, 1, 1}) {
+    return intact::make_box_mesh({x0, 0.0, 0.0}, {x1, 1.0, 1.0}, cells);
+}
+
+class CheckOutput : public ::testing::Test {
+protected:
+    void SetUp() override {
+        int size = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (size != 1) {
+            GTEST_SKIP() << "the synthetic series are written by one rank";
+        }
+    }
+};
+
+TEST_F(CheckOutput, SeparateBoxesAreClean) {
+    const std::string dir = output_dir("separate");
+    write_series(dir, {{box(0.0, 1.0), box(1.5, 2.5, {3, 2, 2})}});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_TRUE(report.clean());
+    EXPECT_EQ(report.steps[0].step_index, 0);
+    EXPECT_EQ(report.steps[0].intersecting_pairs, 0);
+    EXPECT_EQ(report.steps[0].inverted_tets, 0);
+    EXPECT_TRUE(report.steps[0].examples.empty());
+}
+
+TEST_F(CheckOutput, OverlappingBoxesIntersect) {
+    const std::string dir = output_dir("overlapping");
+    write_series(dir, {{box(0.0, 1.0), box(0.5, 1.5)}});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_FALSE(report.clean());
+    EXPECT_GT(report.steps[0].intersecting_pairs, 0);
+    EXPECT_EQ(report.steps[0].inverted_tets, 0);
+    ASSERT_FALSE(report.steps[0].examples.empty());
+    EXPECT_LE(report.steps[0].examples.size(), 5u);
+    // Inter-body: the examples name triangles of both bodies.
+    EXPECT_NE(report.steps[0].examples[0].find("body 0"), std::string::npos) << report.steps[0].examples[0];
+    EXPECT_NE(report.steps[0].examples[0].find("body 1"), std::string::npos) << report.steps[0].examples[0];
+}
+
+TEST_F(CheckOutput, FaceToFaceBoxesApartBy1e12AreCleanAndTouchingOnesAreNot) {
+    const std::string apart = output_dir("face_apart");
+    write_series(apart, {{box(0.0, 1.0), box(1.0 + 1e-12, 2.0)}});
+    EXPECT_TRUE(check(apart).clean());
+
+    // Coincident faces touch: closed triangles that meet count.
+    const std::string touching = output_dir("face_touching");
+    write_series(touching, {{box(0.0, 1.0), box(1.0, 2.0)}});
+    const CheckReport report = check(touching);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_GT(report.steps[0].intersecting_pairs, 0);
+    EXPECT_EQ(report.steps[0].inverted_tets, 0);
+}
+
+TEST_F(CheckOutput, OneInvertedTetIsCounted) {
+    TetMesh mesh = box(0.0, 1.0);
+    std::swap(mesh.tets[3][1], mesh.tets[3][2]);
+    const std::string dir = output_dir("inverted");
+    write_series(dir, {{mesh}});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_EQ(report.steps[0].inverted_tets, 1);
+    EXPECT_EQ(report.steps[0].intersecting_pairs, 0);
+    ASSERT_EQ(report.steps[0].examples.size(), 1u);
+    EXPECT_NE(report.steps[0].examples[0].find("tet 3 "), std::string::npos) << report.steps[0].examples[0];
+    EXPECT_NE(report.steps[0].examples[0].find("inverted"), std::string::npos) << report.steps[0].examples[0];
+}
+
+TEST_F(CheckOutput, FlatTetIsCounted) {
+    TetMesh flat;
+    flat.nodes = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1.0 / 3.0, 1.0 / 3.0, 0}};
+    flat.tets = {{0, 1, 2, 3}};
+    const std::string dir = output_dir("flat");
+    write_series(dir, {{flat, box(2.0, 3.0)}});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_EQ(report.steps[0].inverted_tets, 1);
+    ASSERT_FALSE(report.steps[0].examples.empty());
+    EXPECT_NE(report.steps[0].examples.back().find("flat"), std::string::npos)
+        << report.steps[0].examples.back();
+}
+
+TEST_F(CheckOutput, OnlyTheStepThatIntersectsIsReported) {
+    const std::string dir = output_dir("series");
+    write_series(dir, {{box(0.0, 1.0), box(2.0, 3.0)},
+                       {box(0.0, 1.0), box(1.25, 2.25)},
+                       {box(0.0, 1.0), box(0.75, 1.75)},
+                       {box(0.0, 1.0), box(1.25, 2.25)}});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 4u);
+    EXPECT_FALSE(report.clean());
+    for (int s = 0; s < 4; ++s) {
+        EXPECT_EQ(report.steps[s].step_index, s);
+        EXPECT_DOUBLE_EQ(report.steps[s].time, 0.01 * s);
+        EXPECT_NE(report.steps[s].file.find("step_00000" + std::to_string(s) + ".pvtu"), std::string::npos);
+        EXPECT_EQ(report.steps[s].inverted_tets, 0);
+        if (s == 2) {
+            EXPECT_GT(report.steps[s].intersecting_pairs, 0);
+        } else {
+            EXPECT_EQ(report.steps[s].intersecting_pairs, 0) << "step " << s;
+        }
+    }
+}
+
+/// A box [0,2]×[0,1]×[0,1] written as two pieces (tets left and right of x = 1) of one step, by two
+/// single-rank writers whose files are then listed together in one .pvtu. `shift_right_ids` gives the
+/// right piece's nodes other global ids, so interface nodes are no longer recognised as the same.
+std::string write_two_piece_box(const std::string& name, GlobalId shift_right_ids) {
+    const TetMesh mesh = intact::make_box_mesh({0, 0, 0}, {2, 1, 1}, {2, 2, 2});
+    const std::string dir = output_dir(name);
+    for (int part = 0; part < 2; ++part) {
+        intact::io::VtkPiece piece;
+        std::vector<int> local(mesh.nodes.size(), -1);
+        for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
+            const auto& tet = mesh.tets[t];
+            double centre = 0.0;
+            for (const int node : tet) {
+                centre += 0.25 * mesh.nodes[static_cast<std::size_t>(node)][0];
+            }
+            if ((centre > 1.0) != (part == 1)) {
+                continue;
+            }
+            std::array<int, 4> cell;
+            for (int k = 0; k < 4; ++k) {
+                int& index = local[static_cast<std::size_t>(tet[k])];
+                if (index < 0) {
+                    index = static_cast<int>(piece.points.size());
+                    piece.points.push_back(mesh.nodes[static_cast<std::size_t>(tet[k])]);
+                    piece.point_global_id.push_back(tet[k] + (part == 1 ? shift_right_ids : 0));
+                    piece.displacement.push_back({0, 0, 0});
+                    piece.velocity.push_back({0, 0, 0});
+                }
+                cell[k] = index;
+            }
+            piece.cells.push_back(cell);
+            piece.cell_global_id.push_back(static_cast<GlobalId>(t));
+            piece.cell_rank.push_back(part);
+            piece.cell_body.push_back(0);
+        }
+        intact::io::VtkSeriesWriter writer(MPI_COMM_WORLD, dir + "/part" + std::to_string(part));
+        writer.write(0, 0.0, piece);
+    }
+    fs::create_directories(dir + "/steps/step_000000");
+    fs::copy_file(dir + "/part0/intact.pvd", dir + "/intact.pvd");
+    fs::copy_file(dir + "/part0/steps/step_000000/piece_0000.vtu", dir + "/steps/step_000000/piece_0000.vtu");
+    fs::copy_file(dir + "/part1/steps/step_000000/piece_0000.vtu", dir + "/steps/step_000000/piece_0001.vtu");
+    std::ifstream in(dir + "/part0/steps/step_000000.pvtu");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string pvtu = text.str();
+    const std::string first = "<Piece Source=\"step_000000/piece_0000.vtu\"/>";
+    const std::size_t at = pvtu.find(first);
+    EXPECT_NE(at, std::string::npos) << pvtu;
+    pvtu.insert(at + first.size(), "\n    <Piece Source=\"step_000000/piece_0001.vtu\"/>");
+    std::ofstream(dir + "/steps/step_000000.pvtu") << pvtu;
+    return dir;
+}
+
+TEST_F(CheckOutput, PiecesAreMergedByGlobalId) {
+    const CheckReport merged = check(write_two_piece_box("two_pieces", 0));
+    ASSERT_EQ(merged.steps.size(), 1u);
+    EXPECT_TRUE(merged.clean());
+
+    // Without the shared ids the interface faces are boundary in both pieces and coincide.
+    const CheckReport split = check(write_two_piece_box("two_pieces_unmerged", 1000));
+    ASSERT_EQ(split.steps.size(), 1u);
+    EXPECT_GT(split.steps[0].intersecting_pairs, 0);
+}
+
+TEST_F(CheckOutput, MissingFilesAreInputErrorsNamingThem) {
+    const std::string empty = output_dir("no_series");
+    fs::create_directories(empty);
+    try {
+        check(empty);
+        FAIL() << "no InputError";
+    } catch (const intact::InputError& error) {
+        std::cout << "InputError: " << error.what() << "\n";
+        EXPECT_NE(std::string(error.what()).find("intact.pvd"), std::string::npos) << error.what();
+    }
+
+    const std::string dir = output_dir("missing_pvtu");
+    write_series(dir, {{box(0.0, 1.0)}, {box(0.0, 1.0)}});
+    fs::remove(fs::path(dir) / "steps" / "step_000001.pvtu");
+    try {
+        check(dir);
+        FAIL() << "no InputError";
+    } catch (const intact::InputError& error) {
+        std::cout << "InputError: " << error.what() << "\n";
+        EXPECT_NE(std::string(error.what()).find("step_000001.pvtu"), std::string::npos) << error.what();
+    }
+
+    fs::remove(fs::path(dir) / "steps" / "step_000000" / "piece_0000.vtu");
+    fs::copy_file(fs::path(dir) / "steps" / "step_000000.pvtu", fs::path(dir) / "steps" / "step_000001.pvtu");
+    try {
+        check(dir);
+        FAIL() << "no InputError";
+    } catch (const intact::InputError& error) {
+        std::cout << "InputError: " << error.what() << "\n";
+        EXPECT_NE(std::string(error.what()).find("piece_0000.vtu"), std::string::npos) << error.what();
+    }
+}
+
+TEST_F(CheckOutput, CorruptPieceIsAnInputError) {
+    const std::string dir = output_dir("corrupt_piece");
+    write_series(dir, {{box(0.0, 1.0)}});
+    std::ofstream(fs::path(dir) / "steps" / "step_000000" / "piece_0000.vtu") << "<VTKFile type=\"Unstr";
+    try {
+        check(dir);
+        FAIL() << "no InputError";
+    } catch (const intact::InputError& error) {
+        std::cout << "InputError: " << error.what() << "\n";
+        EXPECT_NE(std::string(error.what()).find("piece_0000.vtu"), std::string::npos) << error.what();
+    }
+}
+
+TEST_F(CheckOutput, RealSimulationOutputIsClean) {
+    nlohmann::json body;
+    body["mesh"]["box"] = {{"min", {0.0, 0.0, 0.0}}, {"max", {0.3, 0.2, 0.2}}, {"cells", {6, 4, 4}}};
+    body["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", 1e4}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    body["velocity"] = {0.0, 0.5, 0.0};
+    body["fixed"] = nlohmann::json::array({{{"box", {{"min", {-1, -1, -1}}, {"max", {1e-9, 1, 1}}}}}});
+    nlohmann::json scene;
+    scene["time"] = {{"dt", 0.01}, {"steps", 3}};
+    scene["bodies"] = nlohmann::json::array({body});
+    scene["contact"] = {{"enabled", false}};
+    const std::string dir = output_dir("simulation");
+    {
+        intact::Simulation simulation(MPI_COMM_WORLD, intact::io::parse_scene(scene, "hanging_box.json"),
+                                      dir);
+        simulation.run();
+    }
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 4u);
+    EXPECT_TRUE(report.clean());
+}
+
+} // namespace
