@@ -208,7 +208,8 @@ int serial_tool(const Arguments& args, MPI_Comm comm, int rank) {
                 status = intact::tools::run_geometry_probe(std::cin, std::cout);
             } else {
                 if (args.input.empty()) {
-                    throw intact::InputError(std::string("ccd-bench needs a folder of query files\n") + usage_text);
+                    throw intact::InputError(std::string("ccd-bench needs a folder of query files\n") +
+                                             usage_text);
                 }
                 const auto result = intact::tools::run_ccd_bench(args.input, std::cout);
                 status = result.false_negatives == 0 ? 0 : 1;

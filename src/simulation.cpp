@@ -154,16 +154,16 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
             const auto& obstacle = m_scene.obstacles[k];
             const std::string key = "obstacles[" + std::to_string(k) + "]";
             if (obstacle.kind != io::Obstacle::Kind::plane) {
-                throw InputError(io::input_error_message(m_scene.file, key + ".mesh",
-                                                         "triangle-mesh obstacles are not supported yet",
-                                                         "use a plane obstacle, or model the obstacle as a body "
-                                                         "held by a `fixed` box"));
+                throw InputError(io::input_error_message(
+                    m_scene.file, key + ".mesh", "triangle-mesh obstacles are not supported yet",
+                    "use a plane obstacle, or model the obstacle as a body "
+                    "held by a `fixed` box"));
             }
             if (obstacle.velocity != Vec3{}) {
-                throw InputError(io::input_error_message(m_scene.file, key + ".velocity",
-                                                         "moving obstacles are not supported yet",
-                                                         "give a static obstacle (velocity [0, 0, 0]), or model it as "
-                                                         "a body with a `moving` box"));
+                throw InputError(io::input_error_message(
+                    m_scene.file, key + ".velocity", "moving obstacles are not supported yet",
+                    "give a static obstacle (velocity [0, 0, 0]), or model it as "
+                    "a body with a `moving` box"));
             }
             planes.push_back({obstacle.point, obstacle.normal});
         }
@@ -178,11 +178,16 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
             }
             throw InputError(io::input_error_message(
                 m_scene.file, "bodies",
-                "the initial state is in contact or intersecting: " + close + ", closer than dhat = " +
-                    std::to_string(dhat) + " m (bodies: " + names + ")",
+                "the initial state is in contact or intersecting: " + close +
+                    ", closer than dhat = " + std::to_string(dhat) + " m (bodies: " + names + ")",
                 "move the bodies apart by more than dhat, or lower contact.dhat"));
         }
         m_newton->enable_contact(*m_surface, *m_barrier, diagonal);
+        if (m_scene.contact.friction > 0.0) {
+            m_friction = std::make_unique<contact::FrictionPotential>(
+                comm, *m_surface, *m_barrier, m_scene.contact.friction, m_scene.contact.epsv);
+            m_newton->enable_friction(*m_friction);
+        }
     }
 
     // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).

@@ -71,9 +71,10 @@ private:
     NodeField m_v;  ///< velocities, m/s
     NodeField m_x0; ///< rest positions, metres
     NodeField m_x_old, m_x_hat, m_target;
-    NodeField m_prescribed_velocity; ///< m/s for moving nodes, 0 elsewhere
+    NodeField m_prescribed_velocity;                        ///< m/s for moving nodes, 0 elsewhere
     std::unique_ptr<contact::ContactSurface> m_surface;     ///< when contact is enabled
-    std::unique_ptr<contact::BarrierPotential> m_barrier;  ///< when contact is enabled
+    std::unique_ptr<contact::BarrierPotential> m_barrier;   ///< when contact is enabled
+    std::unique_ptr<contact::FrictionPotential> m_friction; ///< when contact.friction > 0
     std::unique_ptr<solver::Integrator> m_integrator;
     std::unique_ptr<solver::NewtonSolver> m_newton;
     solver::NewtonSettings m_newton_settings;

@@ -21,14 +21,19 @@ namespace {
 using kernels::Mat12;
 using kernels::Vec12;
 
-kernels::Vec3 vec(const Vec3& x) { return kernels::Vec3(x[0], x[1], x[2]); }
+kernels::Vec3 vec(const Vec3& x) {
+    return kernels::Vec3(x[0], x[1], x[2]);
+}
 
 struct Box {
     Vec3 lo, hi;
 };
 
 // Box of points a (and a + p when sweeping), inflated by r.
-Box box_of(std::initializer_list<int> ids, const std::vector<Vec3>& xs, const std::vector<Vec3>* ps, double r) {
+Box box_of(std::initializer_list<int> ids,
+           const std::vector<Vec3>& xs,
+           const std::vector<Vec3>* ps,
+           double r) {
     Box box{{1e300, 1e300, 1e300}, {-1e300, -1e300, -1e300}};
     for (const int id : ids) {
         for (int c = 0; c < 3; ++c) {
@@ -101,7 +106,9 @@ struct PairValue {
 
 } // namespace
 
-BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface, std::vector<Plane> planes,
+BarrierPotential::BarrierPotential(MPI_Comm comm,
+                                   const ContactSurface& surface,
+                                   std::vector<Plane> planes,
                                    double dhat)
     : m_comm(comm), m_surface(surface), m_planes(std::move(planes)), m_dhat(dhat) {
     m_owned.assign(static_cast<std::size_t>(surface.num_vertices()), 0);
@@ -113,7 +120,8 @@ BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface,
     for (const auto& e : surface.edges()) {
         const auto& a = surface.rest_positions()[static_cast<std::size_t>(e[0])];
         const auto& b = surface.rest_positions()[static_cast<std::size_t>(e[1])];
-        const double l2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+        const double l2 =
+            (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
         total += std::sqrt(l2);
     }
     m_cell = std::max(surface.edges().empty() ? 1.0 : total / surface.edges().size(), 2.0 * dhat);
@@ -133,7 +141,8 @@ bool BarrierPotential::owns(const Pair& pair) const {
 }
 
 std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vector<Vec3>& xs,
-                                                                 const std::vector<Vec3>* ps, double inflation) const {
+                                                                 const std::vector<Vec3>* ps,
+                                                                 double inflation) const {
     const auto& tris = m_surface.triangles();
     const auto& edges = m_surface.edges();
     const auto& constrained = m_surface.vertex_constrained();
@@ -164,7 +173,8 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         found.erase(std::unique(found.begin(), found.end()), found.end());
         for (const int t : found) {
             const auto& tri = tris[static_cast<std::size_t>(t)];
-            if (tri[0] == v || tri[1] == v || tri[2] == v || !overlap(vb, triangle_box[static_cast<std::size_t>(t)]) ||
+            if (tri[0] == v || tri[1] == v || tri[2] == v ||
+                !overlap(vb, triangle_box[static_cast<std::size_t>(t)]) ||
                 !keep({v, tri[0], tri[1], tri[2]})) {
                 continue;
             }
@@ -192,7 +202,8 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
             const auto& ea = edges[a];
             const auto& eb = edges[static_cast<std::size_t>(b)];
             if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] ||
-                !overlap(edge_box[a], edge_box[static_cast<std::size_t>(b)]) || !keep({ea[0], ea[1], eb[0], eb[1]})) {
+                !overlap(edge_box[a], edge_box[static_cast<std::size_t>(b)]) ||
+                !keep({ea[0], ea[1], eb[0], eb[1]})) {
                 continue;
             }
             pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
@@ -212,13 +223,16 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
 }
 
 double BarrierPotential::pair_squared_distance(const Pair& pair, const std::vector<Vec3>& xs) const {
-    const auto x = [&](int k) { return vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]); };
+    const auto x = [&](int k) {
+        return vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+    };
     switch (pair.kind) {
     case Kind::point_triangle:
         return kernels::point_triangle_distance(x(0), x(1), x(2), x(3),
                                                 kernels::point_triangle_case(x(0), x(1), x(2), x(3)));
     case Kind::edge_edge:
-        return kernels::edge_edge_distance(x(0), x(1), x(2), x(3), kernels::edge_edge_case(x(0), x(1), x(2), x(3)));
+        return kernels::edge_edge_distance(x(0), x(1), x(2), x(3),
+                                           kernels::edge_edge_case(x(0), x(1), x(2), x(3)));
     case Kind::point_plane:
         break;
     }
@@ -243,8 +257,8 @@ std::vector<BarrierPotential::Pair> BarrierPotential::active_pairs(const std::ve
 namespace {
 
 // Barrier value, gradient and PSD Hessian of one pair over its stencil (PT/EE: 12 DOFs).
-PairValue evaluate_pair(BarrierPotential::Kind kind, const kernels::Vec3 x[4], double s_hat, double eps_x,
-                        bool derivatives) {
+PairValue evaluate_pair(
+    BarrierPotential::Kind kind, const kernels::Vec3 x[4], double s_hat, double eps_x, bool derivatives) {
     PairValue value;
     double s = 0.0;
     Vec12 gs = Vec12::Zero();
@@ -287,8 +301,8 @@ PairValue evaluate_pair(BarrierPotential::Kind kind, const kernels::Vec3 x[4], d
     value.energy = e * b;
     if (derivatives) {
         value.gradient = e * db * gs + b * ge;
-        value.hessian = e * (ddb * gs * gs.transpose() + db * hs) + db * (ge * gs.transpose() + gs * ge.transpose()) +
-                        b * he;
+        value.hessian = e * (ddb * gs * gs.transpose() + db * hs) +
+                        db * (ge * gs.transpose() + gs * ge.transpose()) + b * he;
         kernels::project_psd<12>(value.hessian);
     }
     return value;
@@ -305,15 +319,15 @@ double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
         }
         if (pair.kind == Kind::point_plane) {
             const double s = pair_squared_distance(pair, xs);
-            total += s <= 0.0 ? std::numeric_limits<double>::infinity() : (s < s_hat ? kernels::barrier(s, s_hat) : 0.0);
+            total += s <= 0.0 ? std::numeric_limits<double>::infinity()
+                              : (s < s_hat ? kernels::barrier(s, s_hat) : 0.0);
             continue;
         }
         kernels::Vec3 x[4];
         for (int k = 0; k < 4; ++k) {
             x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
-        const double eps_x =
-            pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
+        const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
         total += evaluate_pair(pair.kind, x, s_hat, eps_x, false).energy;
     }
     return comm::allreduce_sum(m_comm, total);
@@ -337,7 +351,9 @@ double BarrierPotential::min_squared_distance(const std::vector<Vec3>& xs) const
     return comm::allreduce_min(m_comm, smallest);
 }
 
-void BarrierPotential::derivatives(const std::vector<Vec3>& xs, double kappa, std::vector<double>& gradient,
+void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
+                                   double kappa,
+                                   std::vector<double>& gradient,
                                    std::vector<ContactBlock>& blocks) const {
     const double s_hat = m_dhat * m_dhat;
     // Blocks keyed by (row local node, column surface vertex), summed in pair order: deterministic.
@@ -355,7 +371,8 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs, double kappa, st
         if (pair.kind == Kind::point_plane) {
             const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
             const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
-            const double d = plane.normal[0] * (p[0] - plane.point[0]) + plane.normal[1] * (p[1] - plane.point[1]) +
+            const double d = plane.normal[0] * (p[0] - plane.point[0]) +
+                             plane.normal[1] * (p[1] - plane.point[1]) +
                              plane.normal[2] * (p[2] - plane.point[2]);
             const double s = d * d;
             const double db = kernels::barrier_first_derivative(s, s_hat);
@@ -365,9 +382,11 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs, double kappa, st
             const int row = m_surface.local_of_surface(pair.v[0]);
             double block[9];
             for (int c = 0; c < 3; ++c) {
-                gradient[static_cast<std::size_t>(3 * row + c)] += kappa * db * 2.0 * d * plane.normal[static_cast<std::size_t>(c)];
+                gradient[static_cast<std::size_t>(3 * row + c)] +=
+                    kappa * db * 2.0 * d * plane.normal[static_cast<std::size_t>(c)];
                 for (int e = 0; e < 3; ++e) {
-                    block[3 * c + e] = curvature * plane.normal[static_cast<std::size_t>(c)] * plane.normal[static_cast<std::size_t>(e)];
+                    block[3 * c + e] = curvature * plane.normal[static_cast<std::size_t>(c)] *
+                                       plane.normal[static_cast<std::size_t>(e)];
                 }
             }
             add(pair.v[0], pair.v[0], block, 3);
@@ -418,7 +437,8 @@ double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector
         if (pair.kind == Kind::point_plane) {
             const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
             const Vec3& p = ps[static_cast<std::size_t>(pair.v[0])];
-            const double approach = -(plane.normal[0] * p[0] + plane.normal[1] * p[1] + plane.normal[2] * p[2]);
+            const double approach =
+                -(plane.normal[0] * p[0] + plane.normal[1] * p[1] + plane.normal[2] * p[2]);
             if (approach > 0.0) {
                 alpha = std::min(alpha, 0.8 * d0 / approach); // keep 20% of the gap
             }
@@ -433,10 +453,10 @@ double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector
         double toi = 1.0;
         const double separation = 0.2 * d0; // no pair closes more than 80% of its gap in one step
         const bool hit = pair.kind == Kind::point_triangle
-                             ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
-                                                           end[2], end[3], separation, alpha, toi)
-                             : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
-                                                      end[3], separation, alpha, toi);
+                             ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0],
+                                                           end[1], end[2], end[3], separation, alpha, toi)
+                             : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
+                                                      end[2], end[3], separation, alpha, toi);
         if (hit) {
             alpha = std::min(alpha, toi);
         }
@@ -459,11 +479,14 @@ std::string BarrierPotential::first_close_pair(const std::vector<Vec3>& xs) cons
                      << gid[static_cast<std::size_t>(pair.v[0])] << " is at distance " << std::sqrt(s)
                      << " m from obstacles[" << pair.v[1] << "] (plane)";
             } else {
-                text << (pair.kind == Kind::point_triangle ? "point-triangle" : "edge-edge") << " pair of bodies "
-                     << body[static_cast<std::size_t>(pair.v[0])] << " and " << body[static_cast<std::size_t>(pair.v[3])]
-                     << " (nodes " << gid[static_cast<std::size_t>(pair.v[0])] << " "
-                     << gid[static_cast<std::size_t>(pair.v[1])] << " " << gid[static_cast<std::size_t>(pair.v[2])] << " "
-                     << gid[static_cast<std::size_t>(pair.v[3])] << ") is at distance " << std::sqrt(s) << " m";
+                text << (pair.kind == Kind::point_triangle ? "point-triangle" : "edge-edge")
+                     << " pair of bodies " << body[static_cast<std::size_t>(pair.v[0])] << " and "
+                     << body[static_cast<std::size_t>(pair.v[3])] << " (nodes "
+                     << gid[static_cast<std::size_t>(pair.v[0])] << " "
+                     << gid[static_cast<std::size_t>(pair.v[1])] << " "
+                     << gid[static_cast<std::size_t>(pair.v[2])] << " "
+                     << gid[static_cast<std::size_t>(pair.v[3])] << ") is at distance " << std::sqrt(s)
+                     << " m";
             }
             found = text.str();
             break;

@@ -60,7 +60,9 @@ public:
 
     /// κ-weighted gradient rows (owned local nodes) and Hessian blocks (PSD-projected per pair) of the
     /// pairs active at `xs`. `gradient` is indexed by local node (3 values each). Local.
-    void derivatives(const std::vector<Vec3>& xs, double kappa, std::vector<double>& gradient,
+    void derivatives(const std::vector<Vec3>& xs,
+                     double kappa,
+                     std::vector<double>& gradient,
                      std::vector<ContactBlock>& blocks) const;
 
     /// Largest α in (0, 1] such that no pair closes more than 80% of its gap along xs + α ps
@@ -73,9 +75,13 @@ public:
 
     /// Whether this rank owns the pair's energy (smallest global vertex id is owned here).
     bool owns(const Pair& pair) const;
+    /// Whether this rank owns surface vertex `s` (adds its rows).
+    bool owns_vertex(int s) const { return m_owned[static_cast<std::size_t>(s)] != 0; }
+    const std::vector<Plane>& planes() const { return m_planes; }
 
 private:
-    std::vector<Pair> candidates(const std::vector<Vec3>& xs, const std::vector<Vec3>* ps, double inflation) const;
+    std::vector<Pair>
+    candidates(const std::vector<Vec3>& xs, const std::vector<Vec3>* ps, double inflation) const;
     double pair_squared_distance(const Pair& pair, const std::vector<Vec3>& xs) const;
     double mollifier_threshold(const Pair& pair) const;
 
@@ -83,8 +89,8 @@ private:
     const ContactSurface& m_surface;
     std::vector<Plane> m_planes;
     double m_dhat;
-    std::vector<char> m_owned;            ///< per surface vertex: owned by this rank
-    double m_cell = 1.0;                  ///< broad-phase grid cell size, m
+    std::vector<char> m_owned; ///< per surface vertex: owned by this rank
+    double m_cell = 1.0;       ///< broad-phase grid cell size, m
 };
 
 } // namespace intact::contact

@@ -19,19 +19,22 @@ template <class T> void broadcast(MPI_Comm comm, std::vector<T>& values) {
 
 } // namespace
 
-ContactSurface::ContactSurface(MPI_Comm comm, const SceneMesh& scene_mesh, const LocalMesh& local) : m_comm(comm) {
+ContactSurface::ContactSurface(MPI_Comm comm, const SceneMesh& scene_mesh, const LocalMesh& local)
+    : m_comm(comm) {
     int rank = 0;
     int size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
 
     // 1. Owner of every global node, gathered from the ranks' owned lists.
-    std::vector<GlobalId> owned(local.node_global_id.begin(), local.node_global_id.begin() + local.num_owned_nodes);
+    std::vector<GlobalId> owned(local.node_global_id.begin(),
+                                local.node_global_id.begin() + local.num_owned_nodes);
     const int owned_count = static_cast<int>(owned.size());
     std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
     INTACT_CHECK_MPI(MPI_Allgather(&owned_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
     for (int r = 1; r < size; ++r) {
-        offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
+        offsets[static_cast<std::size_t>(r)] =
+            offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
     }
     std::vector<GlobalId> all_owned(rank == 0 ? static_cast<std::size_t>(offsets.back() + counts.back()) : 0);
     INTACT_CHECK_MPI(MPI_Gatherv(owned.data(), owned_count, MPI_INT64_T, all_owned.data(), counts.data(),
@@ -42,13 +45,15 @@ ContactSurface::ContactSurface(MPI_Comm comm, const SceneMesh& scene_mesh, const
         std::vector<int> owner(scene_mesh.mesh.nodes.size(), -1);
         for (int r = 0; r < size; ++r) {
             for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k) {
-                owner[static_cast<std::size_t>(all_owned[static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)] + k)])] = r;
+                owner[static_cast<std::size_t>(
+                    all_owned[static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)] + k)])] = r;
             }
         }
         const Surface surface = extract_surface(scene_mesh.mesh);
         std::vector<int> vertices = surface.vertices;
         std::sort(vertices.begin(), vertices.end(), [&](int a, int b) {
-            return std::make_pair(owner[static_cast<std::size_t>(a)], a) < std::make_pair(owner[static_cast<std::size_t>(b)], b);
+            return std::make_pair(owner[static_cast<std::size_t>(a)], a) <
+                   std::make_pair(owner[static_cast<std::size_t>(b)], b);
         });
         std::unordered_map<int, int> index;
         for (std::size_t i = 0; i < vertices.size(); ++i) {
@@ -97,10 +102,13 @@ ContactSurface::ContactSurface(MPI_Comm comm, const SceneMesh& scene_mesh, const
     m_offsets.assign(static_cast<std::size_t>(size), 0);
     INTACT_CHECK_MPI(MPI_Allgather(&mine, 1, MPI_INT, m_counts.data(), 1, MPI_INT, comm));
     for (int r = 1; r < size; ++r) {
-        m_offsets[static_cast<std::size_t>(r)] = m_offsets[static_cast<std::size_t>(r - 1)] + m_counts[static_cast<std::size_t>(r - 1)];
+        m_offsets[static_cast<std::size_t>(r)] =
+            m_offsets[static_cast<std::size_t>(r - 1)] + m_counts[static_cast<std::size_t>(r - 1)];
     }
-    INTACT_REQUIRE(m_offsets.back() + m_counts.back() == 3 * num_vertices(), "surface vertices are not all owned");
-    INTACT_REQUIRE(m_owned_surface.empty() || m_offsets[static_cast<std::size_t>(rank)] == 3 * m_owned_surface.front(),
+    INTACT_REQUIRE(m_offsets.back() + m_counts.back() == 3 * num_vertices(),
+                   "surface vertices are not all owned");
+    INTACT_REQUIRE(m_owned_surface.empty() ||
+                       m_offsets[static_cast<std::size_t>(rank)] == 3 * m_owned_surface.front(),
                    "surface vertices are not ordered by owner");
 }
 
@@ -113,8 +121,8 @@ void ContactSurface::gather(const NodeField& field, std::vector<Vec3>& out) cons
         }
     }
     m_receive.resize(static_cast<std::size_t>(3 * num_vertices()));
-    INTACT_CHECK_MPI(MPI_Allgatherv(m_send.data(), static_cast<int>(m_send.size()), MPI_DOUBLE, m_receive.data(),
-                                    m_counts.data(), m_offsets.data(), MPI_DOUBLE, m_comm));
+    INTACT_CHECK_MPI(MPI_Allgatherv(m_send.data(), static_cast<int>(m_send.size()), MPI_DOUBLE,
+                                    m_receive.data(), m_counts.data(), m_offsets.data(), MPI_DOUBLE, m_comm));
     out.resize(static_cast<std::size_t>(num_vertices()));
     for (std::size_t s = 0; s < out.size(); ++s) {
         out[s] = {m_receive[3 * s], m_receive[3 * s + 1], m_receive[3 * s + 2]};

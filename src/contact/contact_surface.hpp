@@ -39,7 +39,9 @@ public:
     const std::vector<int>& owned_surface() const { return m_owned_surface; }
     const std::vector<int>& owned_local() const { return m_owned_local; }
     /// Surface index of a local node, or -1 when the node is not on the surface.
-    int surface_index_of_local(int local) const { return m_surface_of_local[static_cast<std::size_t>(local)]; }
+    int surface_index_of_local(int local) const {
+        return m_surface_of_local[static_cast<std::size_t>(local)];
+    }
     /// Local node index of a surface vertex this rank holds (owned or ghost), or -1.
     int local_of_surface(int surface) const { return m_local_of_surface[static_cast<std::size_t>(surface)]; }
 

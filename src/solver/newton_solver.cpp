@@ -87,6 +87,11 @@ NewtonSolver::energy_change(const NodeField& x, const NodeField& trial, const St
         const double before = m_barrier->energy(xs);
         totals[0] += m_kappa * (m_barrier->energy(ts) - before);
         totals[1] += m_kappa * std::abs(before);
+        if (m_friction) {
+            const double friction_before = m_friction->energy(xs);
+            totals[0] += m_friction->energy(ts) - friction_before;
+            totals[1] += std::abs(friction_before);
+        }
     }
     return {totals[0], totals[1]};
 }
@@ -150,7 +155,8 @@ void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
     }
 }
 
-void NewtonSolver::enable_contact(const contact::ContactSurface& surface, const contact::BarrierPotential& barrier,
+void NewtonSolver::enable_contact(const contact::ContactSurface& surface,
+                                  const contact::BarrierPotential& barrier,
                                   double length) {
     m_surface = &surface;
     m_barrier = &barrier;
@@ -179,6 +185,9 @@ void NewtonSolver::add_contact(const NodeField& x) {
     m_contact_gradient.assign(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
     std::vector<contact::ContactBlock> blocks;
     m_barrier->derivatives(m_xs, m_kappa, m_contact_gradient, blocks);
+    if (m_friction) {
+        m_friction->derivatives(m_xs, m_contact_gradient, blocks);
+    }
 
     // Gradient rows, and diagonal blocks into the matrix (so block Jacobi sees them); the rest goes to
     // the extra operator of PCG.
@@ -215,8 +224,8 @@ void NewtonSolver::apply_contact(const NodeField& p, const NodeField& y) {
     for (const auto& block : m_contact_blocks) {
         const Vec3& v = m_ps[static_cast<std::size_t>(block.col)];
         for (int r = 0; r < 3; ++r) {
-            host_y(block.row, r) +=
-                mask(block.row) * (block.value[r][0] * v[0] + block.value[r][1] * v[1] + block.value[r][2] * v[2]);
+            host_y(block.row, r) += mask(block.row) * (block.value[r][0] * v[0] + block.value[r][1] * v[1] +
+                                                       block.value[r][2] * v[2]);
         }
     }
     Kokkos::deep_copy(y, host_y);
@@ -226,7 +235,10 @@ void NewtonSolver::initialize_kappa(const NodeField& x, const StepProblem& probl
     // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs, clamped to [κ_min, κ_max]; κ_min without
     // contact. ∇E is assembled with κ = 0 (the contact part then adds nothing).
     m_kappa = 0.0;
+    contact::FrictionPotential* friction = m_friction; // ∇E here excludes friction (not lagged yet)
+    m_friction = nullptr;
     assemble(x, problem);
+    m_friction = friction;
     std::vector<double> barrier_gradient(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
     std::vector<contact::ContactBlock> unused;
     m_barrier->derivatives(m_xs, 1.0, barrier_gradient, unused);
@@ -263,6 +275,9 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
     if (m_barrier) {
         initialize_kappa(x, problem);
         smallest = m_barrier->min_squared_distance(m_xs);
+        if (m_friction) {
+            m_friction->lag(m_xs, m_kappa, problem.h); // x is xᵗ here: the lagging point
+        }
     }
     const double tiny = (1e-9 * m_length) * (1e-9 * m_length);
 

@@ -16,6 +16,7 @@
 
 #include "comm/halo_exchange.hpp"
 #include "src/contact/barrier_potential.hpp"
+#include "src/contact/friction_potential.hpp"
 #include "src/solver/block_matrix.hpp"
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/pcg.hpp"
@@ -46,9 +47,9 @@ struct NewtonResult {
     double residual = 0.0; ///< ‖p‖∞ / h of the last direction, m/s
     bool converged = false;
     bool line_search_failed = false;
-    long long contact_pairs = 0;  ///< active contact pairs at the end of the solve (all ranks)
-    double min_distance = 0.0;    ///< smallest contact-pair distance at the end (m); +∞ without pairs
-    double kappa = 0.0;           ///< barrier stiffness at the end of the solve
+    long long contact_pairs = 0; ///< active contact pairs at the end of the solve (all ranks)
+    double min_distance = 0.0;   ///< smallest contact-pair distance at the end (m); +∞ without pairs
+    double kappa = 0.0;          ///< barrier stiffness at the end of the solve
 };
 
 class NewtonSolver {
@@ -74,8 +75,11 @@ public:
 
     /// Add IPC contact: barrier κ Σ b(s_k) on the pairs of `barrier`, κ adapted per step (IPC spec §4),
     /// the line search capped by CCD. `length` is the scene's bounding-box diagonal l (m).
-    void enable_contact(const contact::ContactSurface& surface, const contact::BarrierPotential& barrier,
+    void enable_contact(const contact::ContactSurface& surface,
+                        const contact::BarrierPotential& barrier,
                         double length);
+    /// Add lagged friction (IPC spec §6) on top of contact; lagged once per step at its start.
+    void enable_friction(contact::FrictionPotential& friction) { m_friction = &friction; }
 
     const ElasticTerm& elastic() const { return m_elastic; }
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
@@ -100,6 +104,7 @@ private:
     void initialize_kappa(const NodeField& x, const StepProblem& problem);
     const contact::ContactSurface* m_surface = nullptr;
     const contact::BarrierPotential* m_barrier = nullptr;
+    contact::FrictionPotential* m_friction = nullptr;
     double m_kappa = 0.0, m_kappa_min = 0.0, m_kappa_max = 0.0, m_length = 1.0;
     std::vector<contact::ContactBlock> m_contact_blocks; ///< off-diagonal contact blocks of owned rows
     std::vector<Vec3> m_xs, m_ps;                        ///< gathered surface rows

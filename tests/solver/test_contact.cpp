@@ -37,10 +37,12 @@ std::string output_dir(const std::string& name, MPI_Comm comm) {
         .string();
 }
 
-json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, const Vec3& velocity, double youngs = 1e5) {
+json block(
+    const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, const Vec3& velocity, double youngs = 1e5) {
     json body;
     body["mesh"]["box"] = {{"min", lo}, {"max", hi}, {"cells", cells}};
-    body["material"] = {{"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    body["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
     body["velocity"] = velocity;
     return body;
 }
@@ -69,7 +71,8 @@ TEST(Contact, BlockLandsOnAPlaneAndStaysAbove) {
     json document = scene({block({0, 0, 0.05}, {0.2, 0.2, 0.25}, {2, 2, 2}, {0, 0, -2.0})}, 40);
     document["gravity"] = {0.0, 0.0, -9.81};
     document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
-    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "plane.json"), output_dir("plane", MPI_COMM_WORLD));
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "plane.json"),
+                          output_dir("plane", MPI_COMM_WORLD));
     double lowest = 1e300;
     long long max_pairs = 0;
     for (int n = 0; n < 40; ++n) {
@@ -78,16 +81,17 @@ TEST(Contact, BlockLandsOnAPlaneAndStaysAbove) {
         max_pairs = std::max(max_pairs, result.contact_pairs);
         lowest = std::min(lowest, min_over_nodes(simulation, [](const Vec3& x) { return x[2]; }));
     }
-    EXPECT_GT(max_pairs, 0);  // it touched the plane
-    EXPECT_GT(lowest, 0.0);   // and never went through it
-    EXPECT_LT(lowest, 2e-3);  // it is resting within a few dhat of it
+    EXPECT_GT(max_pairs, 0); // it touched the plane
+    EXPECT_GT(lowest, 0.0);  // and never went through it
+    EXPECT_LT(lowest, 2e-3); // it is resting within a few dhat of it
 }
 
 TEST(Contact, HeadOnImpactKeepsBlocksApartAndConservesMomentum) {
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {2, 2, 2}, {3.0, 0, 0}),
                            block({0.25, 0.02, 0.03}, {0.45, 0.22, 0.23}, {2, 2, 2}, {-3.0, 0, 0})},
                           12);
-    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "impact.json"), output_dir("impact", MPI_COMM_WORLD));
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "impact.json"),
+                          output_dir("impact", MPI_COMM_WORLD));
     const auto& local = simulation.local_mesh();
     auto momentum_x = [&] {
         const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
@@ -130,7 +134,8 @@ TEST(Contact, StartingCloserThanDhatIsAnErrorNamingTheBodies) {
     document["bodies"][0]["name"] = "left";
     document["bodies"][1]["name"] = "right";
     try {
-        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "close.json"), output_dir("close", MPI_COMM_WORLD));
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "close.json"),
+                              output_dir("close", MPI_COMM_WORLD));
         ADD_FAILURE() << "no error for bodies 0.5 mm apart with dhat 1 mm";
     } catch (const InputError& error) {
         const std::string message = error.what();
@@ -140,18 +145,71 @@ TEST(Contact, StartingCloserThanDhatIsAnErrorNamingTheBodies) {
     }
 }
 
+// Center-of-mass travel down the slope between t = 0.1 s and 0.3 s for a block landing on a plane
+// tilted by θ = atan(0.5), with Coulomb coefficient mu.
+double slide_on_slope(double mu) {
+    const double theta = std::atan(0.5);
+    const Vec3 normal{-std::sin(theta), 0.0, std::cos(theta)};
+    const double gap = 2.5e-3;
+    json body = block({-0.05, -0.05, 0.0}, {0.05, 0.05, 0.06}, {2, 2, 2}, {0, 0, 0}, 1e6);
+    body["rotate_deg"] = {0.0, -theta * 180.0 / 3.14159265358979323846, 0.0};
+    body["translate"] = {gap * normal[0], 0.0, gap * normal[2]};
+    json document = scene({body}, 30);
+    document["gravity"] = {0.0, 0.0, -9.81};
+    document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", normal}}}}});
+    document["contact"]["friction"] = mu;
+    document["contact"]["epsv"] = 1e-4;
+    document["solver"]["newton_tolerance"] = 1e-5;
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "slope.json"),
+                          output_dir("slope_" + std::to_string(mu), MPI_COMM_WORLD));
+    auto center = [&] {
+        const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+        const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+        double sums[2] = {0.0, 0.0};
+        for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+            sums[0] += mass(i) * (-std::cos(theta) * x(i, 0) - std::sin(theta) * x(i, 2)); // downhill
+            sums[1] += mass(i);
+        }
+        return comm::allreduce_sum(MPI_COMM_WORLD, sums[0]) / comm::allreduce_sum(MPI_COMM_WORLD, sums[1]);
+    };
+    // The first 10 steps land the block (friction is lagged, so it acts from the step after contact).
+    for (int n = 0; n < 10; ++n) {
+        simulation.step();
+    }
+    const double start = center();
+    for (int n = 10; n < 30; ++n) {
+        simulation.step();
+    }
+    return center() - start;
+}
+
+TEST(Contact, FrictionHoldsABlockOnASlopeOnlyAboveTanTheta) {
+    // tan θ = 0.5. Sliding: a = g (sin θ − μ cos θ) = 0.88 m/s² for μ = 0.4, over 1 cm in 0.2 s; sticking:
+    // creep bounded by ε_v t = 2e-5 m.
+    const double sticks = slide_on_slope(0.6);
+    const double slides = slide_on_slope(0.4);
+    if (world_rank() == 0) {
+        std::printf("slope: downhill travel %.3e m with mu = 0.6, %.3e m with mu = 0.4\n", sticks, slides);
+    }
+    EXPECT_LT(std::abs(sticks), 2e-4);
+    EXPECT_GT(slides, 1e-2);
+}
+
 TEST(Contact, SameTrajectoryOnEveryRankCount) {
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {3, 2, 2}, {2.0, 0, 0}),
                            block({0.22, 0.05, 0.0}, {0.42, 0.25, 0.2}, {3, 2, 2}, {-2.0, 0, 0.5})},
                           10);
-    document["solver"] = {{"newton_tolerance", 1e-8}, {"linear_tolerance", 1e-12}, {"max_newton_iterations", 300},
+    document["solver"] = {{"newton_tolerance", 1e-8},
+                          {"linear_tolerance", 1e-12},
+                          {"max_newton_iterations", 300},
                           {"max_linear_iterations", 5000}};
     auto positions = [](const Simulation& simulation, MPI_Comm comm) {
         const auto& local = simulation.local_mesh();
         const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
         std::vector<double> mine;
         for (int i = 0; i < local.num_owned_nodes; ++i) {
-            mine.insert(mine.end(), {double(local.node_global_id[static_cast<std::size_t>(i)]), x(i, 0), x(i, 1), x(i, 2)});
+            mine.insert(mine.end(), {double(local.node_global_id[static_cast<std::size_t>(i)]), x(i, 0),
+                                     x(i, 1), x(i, 2)});
         }
         int size = 1;
         MPI_Comm_size(comm, &size);
@@ -159,10 +217,12 @@ TEST(Contact, SameTrajectoryOnEveryRankCount) {
         std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
         MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
         for (int r = 1; r < size; ++r) {
-            offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
+            offsets[static_cast<std::size_t>(r)] =
+                offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
         }
         std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-        MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
+        MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                       comm);
         std::map<long long, Vec3> result;
         for (std::size_t k = 0; k < all.size(); k += 4) {
             result[static_cast<long long>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
@@ -180,18 +240,21 @@ TEST(Contact, SameTrajectoryOnEveryRankCount) {
         }
         MPI_Comm_free(&alone);
     }
-    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(document, "equal.json"), output_dir("equal", MPI_COMM_WORLD));
+    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(document, "equal.json"),
+                        output_dir("equal", MPI_COMM_WORLD));
     parallel.run();
     const auto result = positions(parallel, MPI_COMM_WORLD);
     if (world_rank() == 0) {
         double worst = 0.0, scale = 0.0;
         for (const auto& [id, x] : reference) {
             for (int c = 0; c < 3; ++c) {
-                worst = std::max(worst, std::abs(result.at(id)[static_cast<std::size_t>(c)] - x[static_cast<std::size_t>(c)]));
+                worst = std::max(worst, std::abs(result.at(id)[static_cast<std::size_t>(c)] -
+                                                 x[static_cast<std::size_t>(c)]));
                 scale = std::max(scale, std::abs(x[static_cast<std::size_t>(c)]));
             }
         }
-        std::printf("contact rank-count equivalence: %.3e relative on %d ranks\n", worst / scale, world_size());
+        std::printf("contact rank-count equivalence: %.3e relative on %d ranks\n", worst / scale,
+                    world_size());
         EXPECT_LT(worst / scale, 1e-6);
     }
 }

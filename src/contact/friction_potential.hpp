@@ -1,0 +1,62 @@
+#pragma once
+/// @file friction_potential.hpp
+/// @brief Lagged, smoothed Coulomb friction (IPC spec §6): D(x) = Σ_k μ N_k f0(‖u_k(x)‖).
+///
+/// At the start of a step the active contact pairs are frozen ("lagged") with their normal force
+/// N_k = −2 κ d_k b'(s_k) (times the mollifier for edge pairs), closest-point coefficients c_k and
+/// tangent basis P_k, all taken at xᵗ. During the solve u_k = P_kᵀ Σ_j c_kj (x_j − x_jᵗ) is the
+/// tangential slip of the pair; f0 smooths the stick–slip transition over ε_v h. One lagging
+/// iteration per step (the IPC default): pairs that appear during the solve get friction from the next
+/// step on. Pairs are owned and evaluated exactly like the barrier's. Host code.
+
+#include "src/contact/barrier_potential.hpp"
+
+#include <Eigen/Core>
+
+#include <vector>
+
+namespace intact::contact {
+
+class FrictionPotential {
+public:
+    /// @param mu Coulomb coefficient; @param epsv smoothing velocity ε_v (m/s)
+    FrictionPotential(MPI_Comm comm,
+                      const ContactSurface& surface,
+                      const BarrierPotential& barrier,
+                      double mu,
+                      double epsv);
+
+    /// Freeze the pair set, normal forces, coefficients and bases at the step's start `xs_start`.
+    void lag(const std::vector<Vec3>& xs_start, double kappa, double h);
+
+    /// Σ over lagged pairs this rank owns of μ N f0(‖u‖), summed over ranks. Collective.
+    double energy(const std::vector<Vec3>& xs) const;
+
+    /// Gradient rows (owned local nodes) and PSD Hessian blocks of D at `xs`, added to `gradient` and
+    /// `blocks`. Local.
+    void derivatives(const std::vector<Vec3>& xs,
+                     std::vector<double>& gradient,
+                     std::vector<ContactBlock>& blocks) const;
+
+    std::size_t num_pairs() const { return m_pairs.size(); }
+
+private:
+    struct Lagged {
+        int count = 0;                 ///< stencil vertices used (1 to 4)
+        std::array<int, 4> v{};        ///< surface vertices
+        double normal_force = 0.0;     ///< N = h² λ (J/m)
+        Eigen::Matrix<double, 4, 1> c; ///< closest-point coefficients (first `count` used)
+        Eigen::Matrix<double, 3, 2> P; ///< tangent basis
+        bool owned = false;            ///< energy counted on this rank
+    };
+    MPI_Comm m_comm;
+    const ContactSurface& m_surface;
+    const BarrierPotential& m_barrier;
+    double m_mu;
+    double m_epsv;
+    double m_eps_v_h = 0.0;
+    std::vector<Lagged> m_pairs;
+    std::vector<Vec3> m_start; ///< surface positions at the start of the step
+};
+
+} // namespace intact::contact
