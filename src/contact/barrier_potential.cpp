@@ -158,17 +158,35 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         return any_owned && !all_constrained;
     };
 
+    // Work only where this rank owns a vertex: owned points against all triangles, and all points against
+    // triangles with an owned corner; edges with an owned vertex against all edges. Each pair is then
+    // found at least once, and duplicates are removed after the sort below.
+    auto has_owned = [&](std::initializer_list<int> ids) {
+        for (const int id : ids) {
+            if (m_owned[static_cast<std::size_t>(id)]) {
+                return true;
+            }
+        }
+        return false;
+    };
+
     // Point–triangle.
-    HashGrid triangle_grid(m_cell);
     std::vector<Box> triangle_box(tris.size());
+    HashGrid all_triangles(m_cell), owned_triangles(m_cell);
     for (std::size_t t = 0; t < tris.size(); ++t) {
         triangle_box[t] = box_of({tris[t][0], tris[t][1], tris[t][2]}, xs, ps, 0.5 * inflation);
-        triangle_grid.insert(static_cast<int>(t), triangle_box[t]);
+        all_triangles.insert(static_cast<int>(t), triangle_box[t]);
+        if (has_owned({tris[t][0], tris[t][1], tris[t][2]})) {
+            owned_triangles.insert(static_cast<int>(t), triangle_box[t]);
+        }
     }
+    std::vector<int> found;
     for (int v = 0; v < n; ++v) {
         const Box vb = box_of({v}, xs, ps, 0.5 * inflation);
-        std::vector<int> found;
-        triangle_grid.query(vb, [&](int t) { found.push_back(t); });
+        found.clear();
+        (m_owned[static_cast<std::size_t>(v)] ? all_triangles : owned_triangles).query(vb, [&](int t) {
+            found.push_back(t);
+        });
         std::sort(found.begin(), found.end());
         found.erase(std::unique(found.begin(), found.end()), found.end());
         for (const int t : found) {
@@ -182,7 +200,7 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         }
     }
 
-    // Edge–edge, each unordered pair once.
+    // Edge–edge, each unordered pair stored once (smaller edge index first).
     HashGrid edge_grid(m_cell);
     std::vector<Box> edge_box(edges.size());
     for (std::size_t e = 0; e < edges.size(); ++e) {
@@ -190,20 +208,24 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         edge_grid.insert(static_cast<int>(e), edge_box[e]);
     }
     for (std::size_t a = 0; a < edges.size(); ++a) {
-        std::vector<int> found;
+        if (!has_owned({edges[a][0], edges[a][1]})) {
+            continue;
+        }
+        found.clear();
         edge_grid.query(edge_box[a], [&](int b) {
-            if (static_cast<std::size_t>(b) > a) {
+            if (static_cast<std::size_t>(b) != a) {
                 found.push_back(b);
             }
         });
         std::sort(found.begin(), found.end());
         found.erase(std::unique(found.begin(), found.end()), found.end());
         for (const int b : found) {
-            const auto& ea = edges[a];
-            const auto& eb = edges[static_cast<std::size_t>(b)];
+            const auto first = std::min(a, static_cast<std::size_t>(b));
+            const auto second = std::max(a, static_cast<std::size_t>(b));
+            const auto& ea = edges[first];
+            const auto& eb = edges[second];
             if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] ||
-                !overlap(edge_box[a], edge_box[static_cast<std::size_t>(b)]) ||
-                !keep({ea[0], ea[1], eb[0], eb[1]})) {
+                !overlap(edge_box[first], edge_box[second]) || !keep({ea[0], ea[1], eb[0], eb[1]})) {
                 continue;
             }
             pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
@@ -219,6 +241,9 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         }
     }
     std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end(),
+                            [](const Pair& x, const Pair& y) { return x.kind == y.kind && x.v == y.v; }),
+                pairs.end());
     return pairs;
 }
 

@@ -1,6 +1,7 @@
 # Runs one command-line case and checks its outcome. Invoked by ctest as
 #   cmake -DCOMMAND=<|-list> -DEXPECT=ok|error [-DMATCH=<|-list of substrings>] [-DRANKS=N]
 #         [-DREADABLE=<pvd path that must still parse afterwards>]
+#         [-DINPUT=<file given as standard input>]
 #         [-DMOVING=<metrics.jsonl: last line at step STEPS, kinetic energy > 1e-3 J at some step> -DSTEPS=N]
 #         -P run_case.cmake
 # EXPECT=error: the exit status must be non-zero but not a crash (no signal, no MPI_Abort), and every
@@ -8,7 +9,10 @@
 # EXPECT=ok: exit status 0 and each MATCH substring must appear.
 string(REPLACE "|" ";" COMMAND "${COMMAND}")
 string(REPLACE "|" ";" MATCH "${MATCH}")
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(INPUT)
+  set(_input INPUT_FILE "${INPUT}")
+endif()
+execute_process(COMMAND ${COMMAND} ${_input} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 set(all "${out}${err}")
 string(REPLACE ";" " " shown "${COMMAND}")
 if(status MATCHES "timeout|Process terminated due to timeout")
