@@ -227,7 +227,9 @@ void Simulation::run() {
         failures += result.converged ? 0 : 1;
         log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
                     << result.linear_iterations << "  |dx|/h " << result.residual << " m/s"
-                    << (result.converged ? "" : "  NOT CONVERGED") << "  wall " << wall << " s";
+                    << (result.converged ? "" : "  NOT CONVERGED")
+                    << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
+                    << " s";
         write_metrics(m_step, result, wall);
         if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
             write_output(m_step, m_time);
@@ -296,6 +298,7 @@ void Simulation::write_metrics(int step, const solver::NewtonResult& result, dou
                           {"linear_iterations", result.linear_iterations},
                           {"newton_residual", result.residual},
                           {"converged", step == 0 ? true : result.converged},
+                          {"line_search_failed", result.line_search_failed},
                           {"contact_pairs", result.contact_pairs},
                           {"barrier_stiffness", result.kappa},
                           {"kinetic_energy", e[0]},

@@ -257,6 +257,18 @@ void NewtonSolver::initialize_kappa(const NodeField& x, const StepProblem& probl
     m_kappa = std::min(m_kappa_max, std::max(m_kappa_min, raw));
 }
 
+bool NewtonSolver::snap_is_safe(const NodeField& x) {
+    // The remaining boundary motion (in m_boundary_step) may be taken whole only if it inverts no
+    // element and closes no contact gap by more than 80%.
+    double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, m_boundary_step));
+    if (m_barrier) {
+        m_surface->gather(x, m_xs);
+        m_surface->gather(m_boundary_step, m_ps);
+        alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
+    }
+    return alpha >= 1.0;
+}
+
 NewtonResult
 NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const NewtonSettings& settings) {
     NewtonResult result;
@@ -296,10 +308,25 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
             },
             Kokkos::Max<double>(remaining));
         remaining = comm::allreduce_max(m_comm, remaining);
+        if (remaining > 0.0 && remaining <= 1e-3 * settings.tolerance * problem.h && snap_is_safe(x)) {
+            // A capped step leaves a geometric remainder that never reaches zero: once it is far below the
+            // solve's own resolution (1e-3 of ‖Δx‖∞ tolerance), the boundary is put on its target.
+            Kokkos::parallel_for(
+                "intact::solver::boundary_arrive", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                KOKKOS_LAMBDA(const int i) {
+                    for (int c = 0; c < 3; ++c) {
+                        if (free(i) == 0.0) {
+                            x(i, c) = target(i, c);
+                        }
+                        delta(i, c) = 0.0;
+                    }
+                });
+            remaining = 0.0;
+        }
 
         // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f.
         assemble(x, problem);
-        spmv(m_matrix, delta, product, free);
+        m_pcg.apply(delta, product); // elements and contact: the boundary pushes through both
         Kokkos::parallel_for(
             "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
                 for (int c = 0; c < 3; ++c) {
@@ -321,7 +348,9 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
             },
             Kokkos::Max<double>(p_max));
         result.residual = comm::allreduce_max(m_comm, p_max) / problem.h;
-        if (remaining == 0.0 && result.residual < settings.tolerance) {
+        // At least one step is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it would
+        // stop slow bodies dead.
+        if (it > 0 && remaining == 0.0 && result.residual < settings.tolerance) {
             result.converged = true;
             break;
         }
@@ -360,6 +389,8 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
                 alpha *= 0.5;
             }
         }
+        // A step too small to change anything is a failure, not progress (a jammed contact, say).
+        accepted = accepted && alpha > 1e-10;
         result.iterations = it + 1;
         if (!accepted) {
             result.line_search_failed = true;

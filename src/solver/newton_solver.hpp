@@ -102,6 +102,7 @@ private:
     void add_contact(const NodeField& x);
     void apply_contact(const NodeField& p, const NodeField& y);
     void initialize_kappa(const NodeField& x, const StepProblem& problem);
+    bool snap_is_safe(const NodeField& x);
     const contact::ContactSurface* m_surface = nullptr;
     const contact::BarrierPotential* m_barrier = nullptr;
     contact::FrictionPotential* m_friction = nullptr;

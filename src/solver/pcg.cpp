@@ -131,7 +131,14 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
         apply(p, q);
         const double pq = dot(comm, n, p, q);
         if (!(pq > 0.0)) {
-            break; // not SPD along p (should not happen after PSD projection): keep the current iterate
+            // Not SPD along p (should not happen after PSD projection). On the first iteration fall back to
+            // the preconditioned residual, a descent direction; later keep the current iterate.
+            if (it == 0) {
+                Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(0, n), Kokkos::ALL),
+                                  Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
+            }
+            result.breakdown = true;
+            break;
         }
         const double alpha = rz / pq;
         Kokkos::parallel_for(

@@ -33,6 +33,7 @@ struct PcgResult {
     int iterations = 0;
     double relative_residual = 0.0;
     bool converged = false;
+    bool breakdown = false; ///< pᵀAp ≤ 0 or not finite: stopped early
 };
 
 class Pcg {

@@ -1,7 +1,7 @@
 # Runs one command-line case and checks its outcome. Invoked by ctest as
 #   cmake -DCOMMAND=<|-list> -DEXPECT=ok|error [-DMATCH=<|-list of substrings>] [-DRANKS=N]
 #         [-DREADABLE=<pvd path that must still parse afterwards>]
-#         [-DINPUT=<file given as standard input>]
+#         [-DINPUT=<file given as standard input>] [-DREJECT=<|-list of substrings that must not appear>]
 #         [-DMOVING=<metrics.jsonl: last line at step STEPS, kinetic energy > 1e-3 J at some step> -DSTEPS=N]
 #         -P run_case.cmake
 # EXPECT=error: the exit status must be non-zero but not a crash (no signal, no MPI_Abort), and every
@@ -12,11 +12,11 @@ string(REPLACE "|" ";" MATCH "${MATCH}")
 if(INPUT)
   set(_input INPUT_FILE "${INPUT}")
 endif()
-execute_process(COMMAND ${COMMAND} ${_input} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+execute_process(COMMAND ${COMMAND} ${_input} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
 set(all "${out}${err}")
 string(REPLACE ";" " " shown "${COMMAND}")
 if(status MATCHES "timeout|Process terminated due to timeout")
-  message(FATAL_ERROR "hang: '${shown}' did not finish in 120 s\n${all}")
+  message(FATAL_ERROR "hang: '${shown}' did not finish in 600 s\n${all}")
 endif()
 if(EXPECT STREQUAL "error")
   if(status EQUAL 0)
@@ -39,6 +39,13 @@ foreach(text IN LISTS MATCH)
   string(FIND "${all}" "${text}" where)
   if(where EQUAL -1)
     message(FATAL_ERROR "output of '${shown}' lacks '${text}'\n${all}")
+  endif()
+endforeach()
+string(REPLACE "|" ";" REJECT "${REJECT}")
+foreach(text IN LISTS REJECT)
+  string(FIND "${all}" "${text}" where)
+  if(NOT where EQUAL -1)
+    message(FATAL_ERROR "output of '${shown}' contains '${text}'\n${all}")
   endif()
 endforeach()
 if(MOVING)
