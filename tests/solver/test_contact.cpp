@@ -4,6 +4,7 @@
 #include "src/core/error.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
+#include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -16,25 +17,11 @@ namespace {
 
 using namespace intact;
 using nlohmann::json;
-
-int world_size() {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-
-int world_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
+using test::world_rank;
+using test::world_size;
 
 std::string output_dir(const std::string& name, MPI_Comm comm) {
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    return (std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / "contact" /
-            (name + "_np" + std::to_string(world_size()) + "_on" + std::to_string(size)))
-        .string();
+    return test::output_dir("contact", name, comm);
 }
 
 json block(
@@ -203,47 +190,21 @@ TEST(Contact, SameTrajectoryOnEveryRankCount) {
                           {"linear_tolerance", 1e-12},
                           {"max_newton_iterations", 300},
                           {"max_linear_iterations", 5000}};
-    auto positions = [](const Simulation& simulation, MPI_Comm comm) {
-        const auto& local = simulation.local_mesh();
-        const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
-        std::vector<double> mine;
-        for (int i = 0; i < local.num_owned_nodes; ++i) {
-            mine.insert(mine.end(), {double(local.node_global_id[static_cast<std::size_t>(i)]), x(i, 0),
-                                     x(i, 1), x(i, 2)});
-        }
-        int size = 1;
-        MPI_Comm_size(comm, &size);
-        const int count = static_cast<int>(mine.size());
-        std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
-        MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-        for (int r = 1; r < size; ++r) {
-            offsets[static_cast<std::size_t>(r)] =
-                offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
-        }
-        std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-        MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
-                       comm);
-        std::map<long long, Vec3> result;
-        for (std::size_t k = 0; k < all.size(); k += 4) {
-            result[static_cast<long long>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
-        }
-        return result;
-    };
-    std::map<long long, Vec3> reference;
+    std::map<GlobalId, Vec3> reference;
     MPI_Comm alone;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
     if (world_rank() == 0) {
         {
             Simulation serial(alone, io::parse_scene(document, "equal.json"), output_dir("equal", alone));
             serial.run();
-            reference = positions(serial, alone);
+            reference = test::gather_positions(serial, alone);
         }
         MPI_Comm_free(&alone);
     }
     Simulation parallel(MPI_COMM_WORLD, io::parse_scene(document, "equal.json"),
                         output_dir("equal", MPI_COMM_WORLD));
     parallel.run();
-    const auto result = positions(parallel, MPI_COMM_WORLD);
+    const auto result = test::gather_positions(parallel, MPI_COMM_WORLD);
     if (world_rank() == 0) {
         double worst = 0.0, scale = 0.0;
         for (const auto& [id, x] : reference) {

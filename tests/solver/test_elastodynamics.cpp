@@ -3,6 +3,7 @@
 #include "comm/collectives.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
+#include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,25 +16,12 @@ namespace {
 
 using namespace intact;
 using nlohmann::json;
-
-int world_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int world_size() {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
+using test::gather_positions;
+using test::world_rank;
+using test::world_size;
 
 std::string output_dir(const std::string& name, MPI_Comm comm) {
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    return (std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / "elastodynamics" /
-            (name + "_np" + std::to_string(world_size()) + "_on" + std::to_string(size)))
-        .string();
+    return test::output_dir("elastodynamics", name, comm);
 }
 
 // One box body on [min, max] with `cells` hexahedra (6 tets each), contact off, tight solver tolerances.
@@ -59,36 +47,6 @@ json block_scene(const std::string& model, std::array<int, 3> cells) {
 /// A box selector {"box": {"min": lo, "max": hi}}.
 json box(const Vec3& lo, const Vec3& hi) {
     return json{{"box", {{"min", lo}, {"max", hi}}}};
-}
-
-// Positions of all nodes by global id, gathered on every rank.
-std::map<GlobalId, Vec3> gather_positions(const Simulation& simulation, MPI_Comm comm) {
-    const auto& local = simulation.local_mesh();
-    auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
-    std::vector<double> mine;
-    for (int i = 0; i < local.num_owned_nodes; ++i) {
-        mine.push_back(static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]));
-        for (int c = 0; c < 3; ++c) {
-            mine.push_back(x(i, c));
-        }
-    }
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    const int count = static_cast<int>(mine.size());
-    std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size), 0);
-    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-    for (int r = 1; r < size; ++r) {
-        offsets[static_cast<std::size_t>(r)] =
-            offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
-    }
-    std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
-                   comm);
-    std::map<GlobalId, Vec3> positions;
-    for (std::size_t k = 0; k < all.size(); k += 4) {
-        positions[static_cast<GlobalId>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
-    }
-    return positions;
 }
 
 Simulation make_simulation(const json& document, const std::string& name, MPI_Comm comm = MPI_COMM_WORLD) {
