@@ -208,6 +208,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     });
     m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary);
     m_setup_seconds = comm::allreduce_max(comm, timer.seconds());
+    if (!m_scene.contact.enabled && !m_scene.obstacles.empty()) {
+        log::warn() << "contact.enabled is false: the scene's " << m_scene.obstacles.size()
+                    << " obstacle(s) take no part in the simulation";
+    }
     log::info() << "set-up: " << m_local.global_num_nodes << " nodes, " << m_local.global_num_elements
                 << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
 }
@@ -289,24 +293,27 @@ std::array<double, 3> Simulation::energies() const {
 void Simulation::write_metrics(int step, const solver::NewtonResult& result, double wall_seconds) {
     const auto e = energies();
     if (m_rank == 0) {
-        m_metrics->write({{"step", step},
-                          {"time", step * m_scene.dt},
-                          {"ranks", m_size},
-                          {"nodes", m_local.global_num_nodes},
-                          {"elements", m_local.global_num_elements},
-                          {"newton_iterations", result.iterations},
-                          {"linear_iterations", result.linear_iterations},
-                          {"newton_residual", result.residual},
-                          {"converged", step == 0 ? true : result.converged},
-                          {"line_search_failed", result.line_search_failed},
-                          {"contact_pairs", result.contact_pairs},
-                          {"barrier_stiffness", result.kappa},
-                          {"kinetic_energy", e[0]},
-                          {"elastic_energy", e[1]},
-                          {"gravitational_energy", e[2]},
-                          {"potential_energy", e[1] + e[2]},
-                          {"setup_seconds", m_setup_seconds},
-                          {"wall_seconds", wall_seconds}});
+        m_metrics->write(
+            {{"step", step},
+             {"time", step * m_scene.dt},
+             {"ranks", m_size},
+             {"nodes", m_local.global_num_nodes},
+             {"elements", m_local.global_num_elements},
+             {"newton_iterations", result.iterations},
+             {"linear_iterations", result.linear_iterations},
+             {"newton_residual", result.residual},
+             {"converged", step == 0 ? true : result.converged},
+             {"line_search_failed", result.line_search_failed},
+             {"contact_pairs", result.contact_pairs},
+             {"min_contact_distance", std::isfinite(result.min_distance) ? nlohmann::json(result.min_distance)
+                                                                         : nlohmann::json(nullptr)},
+             {"barrier_stiffness", result.kappa},
+             {"kinetic_energy", e[0]},
+             {"elastic_energy", e[1]},
+             {"gravitational_energy", e[2]},
+             {"potential_energy", e[1] + e[2]},
+             {"setup_seconds", m_setup_seconds},
+             {"wall_seconds", wall_seconds}});
     }
 }
 
