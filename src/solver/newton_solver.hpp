@@ -21,6 +21,7 @@
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/pcg.hpp"
 
+#include <limits>
 #include <memory>
 
 namespace intact::solver {
@@ -48,8 +49,8 @@ struct NewtonResult {
     bool converged = false;
     bool line_search_failed = false;
     long long contact_pairs = 0; ///< active contact pairs at the end of the solve (all ranks)
-    double min_distance = 0.0;   ///< smallest contact-pair distance at the end (m); +∞ without pairs
-    double kappa = 0.0;          ///< barrier stiffness at the end of the solve
+    double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance at the end (m)
+    double kappa = 0.0; ///< barrier stiffness at the end of the solve
 };
 
 class NewtonSolver {
