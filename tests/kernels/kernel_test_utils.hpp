@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -42,6 +43,22 @@ template <class EigenType> std::vector<EigenType> from_device(const Table& table
         }
     }
     return rows;
+}
+
+/// The 12 coordinates of a 4-vertex stencil (tet corners, point-triangle or edge-edge), vertex-major.
+inline Vec12 pack(const std::array<Vec3, 4>& x) {
+    Vec12 v;
+    for (int a = 0; a < 4; ++a) {
+        v.segment<3>(3 * a) = x[static_cast<std::size_t>(a)];
+    }
+    return v;
+}
+
+/// Row c of a table written by to_device from packed stencils, back as 4 points (device-callable).
+KOKKOS_INLINE_FUNCTION void unpack_row(const Table& t, int c, Vec3 x[4]) {
+    for (int a = 0; a < 4; ++a) {
+        x[a] = Vec3(t(c, 3 * a), t(c, 3 * a + 1), t(c, 3 * a + 2));
+    }
 }
 
 /// max |actual - expected| <= rtol * max |expected| + atol, with a message naming the case.

@@ -28,28 +28,16 @@ using namespace intact::kernels;
 using intact::ExecSpace;
 using intact::kernels::test::from_device;
 using intact::kernels::test::near;
+using intact::kernels::test::pack;
 using intact::kernels::test::Table;
 using intact::kernels::test::to_device;
+using intact::kernels::test::unpack_row;
 /// (p, t0, t1, t2) for point-triangle, (a0, a1, b0, b1) for edge-edge.
 using Stencil = std::array<Vec3, 4>;
 
 constexpr int k_pt_cases = 7;
 constexpr int k_ee_cases = 9;
 constexpr int k_cases = k_pt_cases + k_ee_cases; // index k < 7: PointTriangleCase k; else EdgeEdgeCase k - 7
-
-Vec12 pack(const Stencil& x) {
-    Vec12 v;
-    for (int a = 0; a < 4; ++a) {
-        v.segment<3>(3 * a) = x[a];
-    }
-    return v;
-}
-
-KOKKOS_INLINE_FUNCTION void unpack_row(const Table& t, int c, Vec3 x[4]) {
-    for (int a = 0; a < 4; ++a) {
-        x[a] = Vec3(t(c, 3 * a), t(c, 3 * a + 1), t(c, 3 * a + 2));
-    }
-}
 
 // ---- Device launches (free functions: a CUDA lambda may not live in a TEST body) ----------------
 

@@ -23,18 +23,12 @@ using namespace intact::kernels;
 using intact::ExecSpace;
 using intact::kernels::test::from_device;
 using intact::kernels::test::near;
+using intact::kernels::test::pack;
 using intact::kernels::test::Table;
 using intact::kernels::test::to_device;
+using intact::kernels::test::unpack_row;
 using Stencil = std::array<Vec3, 4>;
 template <int NV> using Displacements = Eigen::Matrix<double, NV, 3>;
-
-Vec12 pack(const Stencil& x) {
-    Vec12 v;
-    for (int a = 0; a < 4; ++a) {
-        v.segment<3>(3 * a) = x[a];
-    }
-    return v;
-}
 
 // ---- Device launches (free functions: a CUDA lambda may not live in a TEST body) ----------------
 

@@ -31,8 +31,10 @@ using namespace intact::kernels;
 using intact::ExecSpace;
 using intact::kernels::test::from_device;
 using intact::kernels::test::near;
+using intact::kernels::test::pack;
 using intact::kernels::test::Table;
 using intact::kernels::test::to_device;
+using intact::kernels::test::unpack_row;
 using Tet = std::array<Vec3, 4>;
 
 // ---- Device launches (free functions: a CUDA lambda may not live in a TEST body) ----------------
@@ -121,14 +123,6 @@ struct ElementValues {
 };
 
 // Packs a tet's four points as one 12-vector (node-major).
-Vec12 pack(const Tet& x) {
-    Vec12 v;
-    for (int a = 0; a < 4; ++a) {
-        v.segment<3>(3 * a) = x[a];
-    }
-    return v;
-}
-
 Tet unpack(const Vec12& v) {
     return {v.segment<3>(0), v.segment<3>(3), v.segment<3>(6), v.segment<3>(9)};
 }
