@@ -51,8 +51,10 @@ std::pair<double, double> NewtonSolver::potential_energies(const NodeField& x, c
     return {comm::allreduce_sum(m_comm, elastic), comm::allreduce_sum(m_comm, gravitational)};
 }
 
-std::pair<double, double>
-NewtonSolver::energy_change(const NodeField& x, const NodeField& trial, const StepProblem& problem) const {
+std::pair<double, double> NewtonSolver::energy_change(const NodeField& x,
+                                                      const NodeField& trial,
+                                                      const StepProblem& problem,
+                                                      const std::pair<double, double>& contact_at_x) const {
     const auto mass = m_elastic.lumped_mass();
     const auto x_hat = problem.x_hat;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
@@ -81,19 +83,21 @@ NewtonSolver::energy_change(const NodeField& x, const NodeField& trial, const St
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_DOUBLE, MPI_SUM, m_comm));
     if (m_barrier) {
         // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
-        std::vector<Vec3> xs, ts;
-        m_surface->gather(x, xs);
+        std::vector<Vec3> ts;
         m_surface->gather(trial, ts);
-        const double before = m_barrier->energy(xs);
-        totals[0] += m_kappa * (m_barrier->energy(ts) - before);
-        totals[1] += m_kappa * std::abs(before);
-        if (m_friction) {
-            const double friction_before = m_friction->energy(xs);
-            totals[0] += m_friction->energy(ts) - friction_before;
-            totals[1] += std::abs(friction_before);
-        }
+        const auto at_trial = contact_energies(ts);
+        totals[0] +=
+            m_kappa * (at_trial.first - contact_at_x.first) + (at_trial.second - contact_at_x.second);
+        totals[1] += m_kappa * std::abs(contact_at_x.first) + std::abs(contact_at_x.second);
     }
     return {totals[0], totals[1]};
+}
+
+std::pair<double, double> NewtonSolver::contact_energies(const std::vector<Vec3>& xs) const {
+    if (!m_barrier) {
+        return {0.0, 0.0};
+    }
+    return {m_barrier->energy(xs), m_friction ? m_friction->energy(xs) : 0.0};
 }
 
 void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
@@ -370,6 +374,7 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
             m_surface->gather(p, m_ps);
             alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
         }
+        const auto contact_at_x = contact_energies(m_xs); // shared by every trial below
         bool accepted = false;
         for (int halvings = 0; halvings < 60 && !accepted; ++halvings) {
             const bool arrive = alpha == 1.0;
@@ -381,7 +386,7 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
                         trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
                     }
                 });
-            const auto [change, scale] = energy_change(x, trial, problem);
+            const auto [change, scale] = energy_change(x, trial, problem, contact_at_x);
             // While the boundary moves, any finite state is taken; afterwards E must not rise beyond
             // round-off of its terms.
             accepted = remaining > 0.0 ? std::isfinite(change) : change <= 1e-13 * scale;

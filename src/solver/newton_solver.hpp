@@ -67,8 +67,16 @@ public:
 
     /// E(trial) − E(x) summed term by term over owned entries and ranks, and Σ|terms of E(x)| as the
     /// scale below which a change is round-off. Collective.
-    std::pair<double, double>
-    energy_change(const NodeField& x, const NodeField& trial, const StepProblem& problem) const;
+    /// `contact_at_x`: the barrier (unweighted) and friction energies at x, computed once per Newton
+    /// iteration by contact_energies (every trial of a line search shares them). Collective.
+    std::pair<double, double> energy_change(const NodeField& x,
+                                            const NodeField& trial,
+                                            const StepProblem& problem,
+                                            const std::pair<double, double>& contact_at_x) const;
+
+    /// Barrier energy Σ b (without κ) and friction energy at surface positions xs; zeros without contact.
+    /// Collective.
+    std::pair<double, double> contact_energies(const std::vector<Vec3>& xs) const;
 
     /// Elastic energy Σ V ψ and gravitational energy −Σ m g·x over owned entries, summed over ranks.
     /// Collective.
