@@ -8,7 +8,7 @@ Input layout (what slurm/scaling.sbatch writes):
     OUTPUT_ROOT/np_<N>/metrics.jsonl            one run with N ranks (REPEATS=1), or
     OUTPUT_ROOT/np_<N>/rep_<R>/metrics.jsonl    repeat R of the run with N ranks (REPEATS>1).
 metrics.jsonl holds one JSON object per line (one per step) with at least "step", "wall_seconds"
-and "ranks"; the number of lines does not matter (today only step 0 is written).
+and "ranks"; one line per step, step 0 (set-up and initial output) included.
 
 Output: OUTPUT_ROOT/scaling.tsv (or --output), tab separated, one row per rank count, sorted by ranks:
     ranks  steps  total_wall_seconds  seconds_per_step  speedup  efficiency
@@ -20,6 +20,9 @@ Output: OUTPUT_ROOT/scaling.tsv (or --output), tab separated, one row per rank c
                       (s0 at r0, sN at N ranks):
       strong: speedup = s0 / sN              efficiency = s0 * r0 / (N * sN)
       weak:   speedup = (N / r0) * s0 / sN   efficiency = s0 / sN
+Plot: OUTPUT_ROOT/scaling.png (the table's path with .png): seconds per step and parallel efficiency
+against the rank count, with the ideal lines (matplotlib, Debian's python3-matplotlib; without it a
+warning, and the table alone). --no-plot leaves it out.
 The table is printed on stdout as well. Exit status 1 with a message naming the file on any
 missing, unreadable, empty or malformed metrics file, or when a file's "ranks" disagrees with np_<N>.
 """
@@ -159,6 +162,45 @@ def print_table(rows, mode, out=sys.stdout):
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)), file=out)
 
 
+def write_plot(rows, mode, path, title):
+    """A PNG of seconds per step (left) and parallel efficiency (right) against the rank count,
+    each with the ideal line. Imports matplotlib here, so the table never depends on it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ranks = [row["ranks"] for row in rows]
+    per_step = [row["seconds_per_step"] for row in rows]
+    efficiency = [row["efficiency"] for row in rows]
+    r0, s0 = ranks[0], per_step[0]
+    ideal = [s0 * r0 / n for n in ranks] if mode == "strong" else [s0] * len(ranks)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
+    left.plot(ranks, per_step, "o-", color="tab:blue", label="measured")
+    left.plot(ranks, ideal, "--", color="gray", label="ideal")
+    left.set_xscale("log", base=2)
+    left.set_yscale("log")
+    left.set_xlabel("MPI ranks")
+    left.set_ylabel("wall time per step (s)")
+    left.set_title("time per step")
+    left.legend()
+    right.plot(ranks, efficiency, "o-", color="tab:orange", label="measured")
+    right.axhline(1.0, linestyle="--", color="gray", label="ideal")
+    right.set_xscale("log", base=2)
+    right.set_ylim(0.0, max(1.1, max((e for e in efficiency if math.isfinite(e)), default=1.0) * 1.05))
+    right.set_xlabel("MPI ranks")
+    right.set_ylabel("parallel efficiency")
+    right.set_title("strong: t1 / (N tN)" if mode == "strong" else "weak: t1 / tN")
+    right.legend()
+    for axis in (left, right):
+        axis.set_xticks(ranks)
+        axis.set_xticklabels([str(n) for n in ranks])
+        axis.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"Intact {mode} scaling: {title}")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def parse_ranks(text):
     if text is None:
         return None
@@ -185,6 +227,10 @@ def main(argv=None):
                         help="how repeats (np_<N>/rep_<R>/) are combined (default: min)")
     parser.add_argument("--skip-initial", action="store_true",
                         help="leave out step-0 records (set-up and initial output)")
+    parser.add_argument("--no-plot", action="store_true",
+                        help="do not write the plot (default: the table's path with .png, "
+                        "when matplotlib is available)")
+    parser.add_argument("--title", help="plot title (default: the name of ROOT)")
     args = parser.parse_args(argv)
     try:
         rows = collect(args.root, args.mode, parse_ranks(args.ranks), args.reduce,
@@ -196,8 +242,15 @@ def main(argv=None):
         return 1
     print_table(rows, args.mode)
     print(f"# table written to {table}")
-    # Plot hook: a later issue adds a PNG (e.g. write_plot(rows, args.mode, table.with_suffix(".png"))),
-    # taking the same rows; keep it optional so the table never depends on a plotting library.
+    if not args.no_plot:
+        plot = table.with_suffix(".png")
+        try:
+            write_plot(rows, args.mode, plot, args.title or args.root.resolve().name)
+        except ImportError:
+            print("collect_scaling: warning: no plot: matplotlib is missing (Debian: apt-get install "
+                  "python3-matplotlib; or set PYTHON to a python3 that has it)", file=sys.stderr)
+            return 0
+        print(f"# plot written to {plot}")
     return 0
 
 

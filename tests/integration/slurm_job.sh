@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Submit one of the project's job scripts, unchanged, to the test cluster of slurm/test_cluster.sh,
+# wait for it, and check its accounting state and its output. Used by tests/integration (ctest).
+#
+#   bash tests/integration/slurm_job.sh CASE STATE_DIR SCENE OUTPUT INTACT_BIN
+#
+# CASE
+#   run      slurm/run_cpu.sbatch with 2 tasks; expects COMPLETED, OUTPUT/intact.pvd and a
+#            metrics.jsonl that says 2 ranks and one record per step
+#   scaling  slurm/scaling.sbatch over RANKS="1 2" with 2 tasks; expects COMPLETED, and in OUTPUT
+#            scaling.tsv with one row per rank count (1 and 2) and the plot scaling.png
+#   failing  slurm/run_cpu.sbatch on a scene override the program rejects; expects FAILED and the
+#            program's error in the job log (the check that a failing job fails the tests)
+# STATE_DIR is the cluster's (SLURM_CONF=STATE_DIR/slurm.conf). The job log is printed whenever the
+# job or a check fails. Exit status 0 on success, 1 on failure, 77 (skipped) when the cluster could
+# not be started for want of root.
+# Variables: INTACT_JOB_TIMEOUT seconds to wait for the job (default: 300).
+set -euo pipefail
+
+say() { printf '[intact slurm test] %s\n' "$*" >&2; }
+(($# == 5)) || {
+  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing STATE_DIR SCENE OUTPUT INTACT_BIN"
+  exit 2
+}
+case_name=$1 state=$2 scene=$3 output=$4 bin=$5
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+if [[ $(id -u) != 0 ]]; then
+  say "skipped: the Slurm test cluster needs root (see slurm/test_cluster.sh)"
+  exit 77
+fi
+export SLURM_CONF=$state/slurm.conf
+bash "$root/slurm/test_cluster.sh" status "$state" >/dev/null ||
+  {
+    say "the test cluster in $state is not running (its fixture, slurm_cluster_start, failed?)"
+    exit 1
+  }
+
+rm -rf "$output"
+mkdir -p "$output"
+log=$output/slurm-%j.out
+submit=(sbatch --parsable --time=10 --output="$log" --job-name="intact-test-$case_name")
+case $case_name in
+run)
+  job=$(cd "$root" && SCENE=$scene OUTPUT=$output INTACT_BIN=$bin "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
+  expect=COMPLETED
+  ;;
+scaling)
+  # Debian's python3, where apt puts python3-matplotlib (a python3 earlier in PATH may lack it).
+  python=python3
+  [[ -x /usr/bin/python3 ]] && python=/usr/bin/python3
+  job=$(cd "$root" && SCENE=$scene OUTPUT=$output INTACT_BIN=$bin RANKS="1 2" PYTHON=$python \
+    "${submit[@]}" -n 2 slurm/scaling.sbatch)
+  expect=COMPLETED
+  ;;
+failing)
+  job=$(cd "$root" && SCENE=$scene OUTPUT=$output INTACT_BIN=$bin INTACT_SET="time.dt=-1" \
+    "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
+  expect=FAILED
+  ;;
+*)
+  say "unknown case '$case_name'"
+  exit 2
+  ;;
+esac
+log=${log//%j/$job}
+say "submitted job $job ($case_name), log $log"
+
+show_log() {
+  say "---- job $job log ($log)"
+  cat "$log" >&2 2>/dev/null || say "(no log written)"
+  say "---- end of job $job log"
+}
+fail() {
+  say "FAIL: $*"
+  show_log
+  exit 1
+}
+
+# Wait until the job has left the queue, then for its record in the job completion log.
+timeout=${INTACT_JOB_TIMEOUT:-300}
+start=$SECONDS
+while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
+  if ((SECONDS - start > timeout)); then
+    scancel "$job" || true
+    fail "job $job still queued or running after $timeout s: $(squeue -h -j "$job" -o '%T %R')"
+  fi
+  sleep 1
+done
+state_line=""
+for _ in $(seq 20); do
+  state_line=$(sacct -c -j "$job" -n -P -o State,ExitCode,Elapsed 2>/dev/null | head -n 1)
+  [[ -n $state_line ]] && break
+  sleep 0.5
+done
+IFS='|' read -r job_state exit_code elapsed <<<"$state_line"
+say "sacct: job $job state ${job_state:-none}, exit code ${exit_code:-?}, elapsed ${elapsed:-?} (after $((SECONDS - start)) s)"
+[[ $job_state == "$expect" ]] || fail "expected sacct state $expect for job $job, found '${job_state:-no record}'"
+
+case $case_name in
+run)
+  [[ -f $output/intact.pvd ]] || fail "expected $output/intact.pvd, found no such file"
+  records=$(grep -c '"step"' "$output/metrics.jsonl" || true)
+  steps=$(grep -o '"steps": *[0-9]*' "$output/scene.resolved.json" | grep -o '[0-9]*$' || true)
+  [[ $records == $((steps + 1)) ]] ||
+    fail "expected $((steps + 1)) records in metrics.jsonl (steps 0..$steps), found $records"
+  ranks=$(grep -o '"ranks": *[0-9]*' "$output/metrics.jsonl" | grep -o '[0-9]*$' | sort -u | paste -sd, -)
+  [[ $ranks == 2 ]] || fail "expected \"ranks\": 2 in every metrics record (srun wired to MPI), found $ranks"
+  say "ok: $output/intact.pvd, $records metrics records at 2 ranks"
+  ;;
+scaling)
+  table=$output/scaling.tsv
+  [[ -f $table ]] || fail "expected $table, found no such file"
+  rows=$(tail -n +2 "$table" | cut -f 1 | paste -sd' ' -)
+  [[ $rows == "1 2" ]] || fail "expected one row per rank count (ranks 1 2) in $table, found ranks '$rows'"
+  [[ $(head -c 8 "$output/scaling.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+    fail "expected a PNG plot $output/scaling.png next to the table, found none"
+  say "ok: $table rows for ranks $rows, plot $output/scaling.png"
+  cat "$table" >&2
+  ;;
+failing)
+  grep -q "key 'time.dt'" "$log" || fail "expected the program's error (key 'time.dt') in the job log"
+  say "ok: the failing job is FAILED and its log names the cause:"
+  show_log
+  ;;
+esac
