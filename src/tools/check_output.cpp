@@ -6,6 +6,7 @@
 #include "src/tools/check_output.hpp"
 
 #include "src/core/error.hpp"
+#include "src/io/mesh_reader.hpp"
 #include "src/mesh/surface.hpp"
 #include "src/mesh/tet_mesh.hpp"
 
@@ -23,11 +24,14 @@
 #include <vtkXMLDataParser.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <unordered_map>
@@ -52,6 +56,9 @@ constexpr double k_epsilon = 0x1p-53;
 /// bound × permanent, the floating-point determinant has the exact sign.
 constexpr double k_orient2d_bound = (3.0 + 16.0 * k_epsilon) * k_epsilon;
 constexpr double k_orient3d_bound = (7.0 + 56.0 * k_epsilon) * k_epsilon;
+/// Error bound of the filter in plane_side: three rounded products of rounded differences and two rounded
+/// sums err by less than 4ε (1 + O(ε)) times the sum of the terms' magnitudes; 5ε leaves a margin.
+constexpr double k_plane_side_bound = (5.0 + 64.0 * k_epsilon) * k_epsilon;
 
 /// a + b = x + y exactly, |y| <= ulp(x) / 2.
 void two_sum(double a, double b, double& x, double& y) {
@@ -220,6 +227,27 @@ int orient3d_exact(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
     det = sum(std::move(det), product(ca[0], cross_term(da[1], ba[2], da[2], ba[1])));
     det = sum(std::move(det), product(da[0], cross_term(ba[1], ca[2], ba[2], ca[1])));
     return sign_of(det);
+}
+
+/// Sign of n·(x − q): +1 when x lies on the side of the plane through q that n points to, 0 on the plane.
+/// Exact for the given doubles (n need not be unit length).
+int plane_side(const Vec3& x, const Vec3& q, const Vec3& n) {
+    double det = 0.0;
+    double permanent = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        const double term = n[k] * (x[k] - q[k]);
+        det += term;
+        permanent += std::abs(term);
+    }
+    const double bound = k_plane_side_bound * permanent;
+    if (det > bound || -det > bound) {
+        return sign_of(det);
+    }
+    Expansion exact;
+    for (int k = 0; k < 3; ++k) {
+        exact = sum(std::move(exact), scale(difference(x[k], q[k]), n[k]));
+    }
+    return sign_of(exact);
 }
 
 /// Whether c (collinear with a and b) lies on the closed segment ab.
@@ -638,13 +666,166 @@ void add_piece(const fs::path& file,
     }
 }
 
-// ---- Checks ---------------------------------------------------------------------------------------------
-
-constexpr std::size_t k_max_examples = 5;
-
+/// Whether all three coordinates are finite.
 bool finite(const Vec3& x) {
     return std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]);
 }
+
+// ---- Obstacles -------------------------------------------------------------------------------------------
+
+/// One entry of `obstacles` in scene.resolved.json, at rest (time 0).
+struct Obstacle {
+    bool is_plane = true;
+    Vec3 point{};    ///< plane: a point on it at time 0
+    Vec3 normal{};   ///< plane: points to the free side (as written; only its direction matters here)
+    TriMesh mesh;    ///< mesh: the triangles at time 0
+    Vec3 velocity{}; ///< m/s, constant
+};
+
+/// The obstacles of a run, or why there are none to check.
+struct Obstacles {
+    bool checked = false;          ///< scene.resolved.json was found
+    std::string note;              ///< the line logged before the steps
+    std::vector<Obstacle> entries; ///< in the order of `obstacles`
+};
+
+const char* const k_resolved_fix =
+    "fix: run the scene again into this folder to rewrite it, or correct the entry; an obstacle is "
+    "{\"plane\": {\"point\": [x, y, z], \"normal\": [nx, ny, nz]}} or {\"mesh\": {\"file\": "
+    "\"/path/x.obj\"}}, "
+    "either with an optional \"velocity\": [vx, vy, vz]";
+
+[[noreturn]] void bad_obstacle(const fs::path& file, const std::string& key, const std::string& problem) {
+    throw InputError(quoted(file) + ": key '" + key + "': " + problem + "; " + k_resolved_fix);
+}
+
+/// `parent[name]` as three finite numbers; `fallback` when absent and `required` is false.
+Vec3 read_vec3(const nlohmann::json& parent,
+               const char* name,
+               const std::string& parent_key,
+               const fs::path& file,
+               bool required,
+               const Vec3& fallback = Vec3{}) {
+    const std::string key = parent_key + "." + name;
+    if (!parent.contains(name)) {
+        if (required) {
+            bad_obstacle(file, key, "missing");
+        }
+        return fallback;
+    }
+    const nlohmann::json& value = parent.at(name);
+    if (!value.is_array() || value.size() != 3 ||
+        !std::all_of(value.begin(), value.end(), [](const nlohmann::json& c) { return c.is_number(); })) {
+        bad_obstacle(file, key, "must be an array of three numbers, got " + value.dump());
+    }
+    Vec3 v;
+    for (int k = 0; k < 3; ++k) {
+        v[k] = value[static_cast<std::size_t>(k)].get<double>();
+    }
+    if (!finite(v)) {
+        bad_obstacle(file, key, "must be finite, got " + value.dump());
+    }
+    return v;
+}
+
+/// The obstacles listed in `directory`/scene.resolved.json. Throws InputError (naming the file, the key and
+/// the fix) when the file is there but malformed or an obstacle mesh cannot be read.
+Obstacles read_obstacles(const fs::path& directory) {
+    const fs::path file = directory / "scene.resolved.json";
+    Obstacles obstacles;
+    if (!fs::exists(file)) {
+        obstacles.note = "obstacles not checked: " + quoted(file) +
+                         " not found (output of an older Intact, or a copy without it); body triangles and "
+                         "tetrahedra are checked";
+        return obstacles;
+    }
+    std::ifstream in(file);
+    if (!in) {
+        throw InputError(quoted(file) + " cannot be opened; fix: make it readable, or remove it to skip the "
+                                        "obstacle checks");
+    }
+    nlohmann::json scene;
+    try {
+        scene = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& error) {
+        throw InputError(quoted(file) + " is not valid JSON (" + error.what() +
+                         "); fix: run the scene again into this folder to rewrite it");
+    }
+    if (!scene.is_object()) {
+        throw InputError(
+            quoted(file) +
+            " does not hold a JSON object; fix: run the scene again into this folder to rewrite it");
+    }
+    obstacles.checked = true;
+    const nlohmann::json none = nlohmann::json::array();
+    const nlohmann::json& list =
+        scene.contains("obstacles") && !scene.at("obstacles").is_null() ? scene.at("obstacles") : none;
+    if (!list.is_array()) {
+        bad_obstacle(file, "obstacles", "must be an array of obstacles, got " + list.dump());
+    }
+    int planes = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string key = "obstacles[" + std::to_string(i) + "]";
+        const nlohmann::json& entry = list[i];
+        if (!entry.is_object() || entry.contains("plane") == entry.contains("mesh")) {
+            bad_obstacle(file, key,
+                         "must be an object with exactly one of \"plane\" and \"mesh\", got " + entry.dump());
+        }
+        Obstacle obstacle;
+        obstacle.velocity = read_vec3(entry, "velocity", key, file, false);
+        if (entry.contains("plane")) {
+            const nlohmann::json& plane = entry.at("plane");
+            if (!plane.is_object()) {
+                bad_obstacle(file, key + ".plane", "must be an object with \"point\" and \"normal\"");
+            }
+            obstacle.point = read_vec3(plane, "point", key + ".plane", file, true);
+            obstacle.normal = read_vec3(plane, "normal", key + ".plane", file, true);
+            if (obstacle.normal == Vec3{0.0, 0.0, 0.0}) {
+                bad_obstacle(file, key + ".plane.normal", "must not be the zero vector");
+            }
+            ++planes;
+        } else {
+            obstacle.is_plane = false;
+            const nlohmann::json& mesh = entry.at("mesh");
+            if (!mesh.is_object() || !mesh.contains("file") || !mesh.at("file").is_string()) {
+                bad_obstacle(file, key + ".mesh.file", "missing, or not a string");
+            }
+            // Written absolute; a relative path is taken relative to the output folder.
+            fs::path path = mesh.at("file").get<std::string>();
+            if (path.is_relative()) {
+                path = directory / path;
+            }
+            try {
+                obstacle.mesh = io::read_triangle_mesh(path.string());
+            } catch (const InputError& error) {
+                throw InputError(quoted(file) + ": key '" + key + ".mesh.file': " + error.what() +
+                                 " (if the output was moved, copy the obstacle mesh to that path or edit it "
+                                 "there)");
+            }
+            for (const Vec3& x : obstacle.mesh.nodes) {
+                if (!finite(x)) {
+                    throw InputError(quoted(file) + ": key '" + key + ".mesh.file': " + quoted(path) +
+                                     " has a non-finite vertex; fix: repair the obstacle mesh");
+                }
+            }
+        }
+        obstacles.entries.push_back(std::move(obstacle));
+    }
+    const int meshes = static_cast<int>(obstacles.entries.size()) - planes;
+    const auto count = [](int n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    obstacles.note = "obstacles: " +
+                     (obstacles.entries.empty()
+                          ? std::string("none")
+                          : count(planes, "plane", "planes") + ", " + count(meshes, "mesh", "meshes")) +
+                     " in " + quoted(file);
+    return obstacles;
+}
+
+// ---- Checks ---------------------------------------------------------------------------------------------
+
+constexpr std::size_t k_max_examples = 5;
 
 /// Whether two boundary triangles (node indices into `x`) meet in a way that is not mere adjacency; see
 /// the header for the rule.
@@ -687,8 +868,30 @@ std::string describe_triangle(const SceneMesh& scene, const std::array<int, 3>& 
     return out.str();
 }
 
-/// Counts and examples of one merged step.
-void check_scene(const SceneMesh& scene, StepReport& report) {
+/// Adds the bounding box of triangle (a, b, c) to `boxes` unless a vertex is not finite.
+bool add_box(const Vec3& a, const Vec3& b, const Vec3& c, std::vector<Box>& boxes) {
+    if (!finite(a) || !finite(b) || !finite(c)) {
+        return false;
+    }
+    Box box;
+    for (int k = 0; k < 3; ++k) {
+        box.lo[k] = std::min({a[k], b[k], c[k]});
+        box.hi[k] = std::max({a[k], b[k], c[k]});
+    }
+    boxes.push_back(box);
+    return true;
+}
+
+/// x + v t, each coordinate rounded once (as the simulator moves obstacles).
+Vec3 moved(const Vec3& x, const Vec3& v, double t) {
+    return {x[0] + v[0] * t, x[1] + v[1] * t, x[2] + v[2] * t};
+}
+
+/// Counts and examples of one merged step at time `time`, with the obstacles at that time.
+void check_scene(const SceneMesh& scene,
+                 const std::vector<Obstacle>& obstacles,
+                 double time,
+                 StepReport& report) {
     const std::vector<Vec3>& x = scene.mesh.nodes;
     std::vector<std::string> tet_examples;
     for (std::size_t t = 0; t < scene.mesh.tets.size(); ++t) {
@@ -717,6 +920,9 @@ void check_scene(const SceneMesh& scene, StepReport& report) {
         }
     }
 
+    // One broad phase over the body's boundary triangles followed by every obstacle triangle (at `time`);
+    // box i < num_body is body triangle box_triangle[i], box i >= num_body is obstacle triangle
+    // box_triangle[i] of obstacles[box_obstacle[i - num_body]].
     const Surface surface = extract_surface(scene.mesh);
     std::vector<Box> boxes;
     std::vector<int> box_triangle;
@@ -724,23 +930,59 @@ void check_scene(const SceneMesh& scene, StepReport& report) {
     box_triangle.reserve(surface.triangles.size());
     for (std::size_t i = 0; i < surface.triangles.size(); ++i) {
         const auto& tri = surface.triangles[i];
-        const Vec3& a = x[static_cast<std::size_t>(tri[0])];
-        const Vec3& b = x[static_cast<std::size_t>(tri[1])];
-        const Vec3& c = x[static_cast<std::size_t>(tri[2])];
-        if (!finite(a) || !finite(b) || !finite(c)) {
-            continue; // its tet is reported above
-        }
-        Box box;
-        for (int k = 0; k < 3; ++k) {
-            box.lo[k] = std::min({a[k], b[k], c[k]});
-            box.hi[k] = std::max({a[k], b[k], c[k]});
-        }
-        boxes.push_back(box);
-        box_triangle.push_back(static_cast<int>(i));
+        if (add_box(x[static_cast<std::size_t>(tri[0])], x[static_cast<std::size_t>(tri[1])],
+                    x[static_cast<std::size_t>(tri[2])], boxes)) {
+            box_triangle.push_back(static_cast<int>(i));
+        } // else its tet is reported above
     }
+    const std::size_t num_body = boxes.size();
+    std::vector<std::vector<Vec3>> obstacle_nodes(obstacles.size()); // mesh obstacles at `time`
+    std::vector<int> box_obstacle;
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        const Obstacle& obstacle = obstacles[k];
+        if (obstacle.is_plane) {
+            continue;
+        }
+        std::vector<Vec3>& y = obstacle_nodes[k];
+        y.reserve(obstacle.mesh.nodes.size());
+        for (const Vec3& rest : obstacle.mesh.nodes) {
+            y.push_back(moved(rest, obstacle.velocity, time));
+        }
+        for (std::size_t i = 0; i < obstacle.mesh.tris.size(); ++i) {
+            const auto& tri = obstacle.mesh.tris[i];
+            if (add_box(y[static_cast<std::size_t>(tri[0])], y[static_cast<std::size_t>(tri[1])],
+                        y[static_cast<std::size_t>(tri[2])], boxes)) {
+                box_triangle.push_back(static_cast<int>(i));
+                box_obstacle.push_back(static_cast<int>(k));
+            }
+        }
+    }
+    std::vector<std::string> obstacle_examples;
     for_each_overlapping_pair(boxes, [&](int i, int j) {
+        if (static_cast<std::size_t>(i) >= num_body) {
+            return; // two obstacle triangles (i < j)
+        }
         const auto& s =
             surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(i)])];
+        if (static_cast<std::size_t>(j) >= num_body) {
+            const int k = box_obstacle[static_cast<std::size_t>(j) - num_body];
+            const int o = box_triangle[static_cast<std::size_t>(j)];
+            const auto& tri = obstacles[static_cast<std::size_t>(k)].mesh.tris[static_cast<std::size_t>(o)];
+            const std::vector<Vec3>& y = obstacle_nodes[static_cast<std::size_t>(k)];
+            const auto at = [](const std::vector<Vec3>& p, int node) {
+                return p[static_cast<std::size_t>(node)];
+            };
+            if (!triangles_intersect({at(x, s[0]), at(x, s[1]), at(x, s[2])},
+                                     {at(y, tri[0]), at(y, tri[1]), at(y, tri[2])})) {
+                return;
+            }
+            ++report.obstacle_triangle_pairs;
+            if (obstacle_examples.size() < k_max_examples) {
+                obstacle_examples.push_back(describe_triangle(scene, s) + " meets obstacles[" +
+                                            std::to_string(k) + "] (mesh) triangle " + std::to_string(o));
+            }
+            return;
+        }
         const auto& t =
             surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(j)])];
         if (!boundary_triangles_meet(s, t, x)) {
@@ -751,7 +993,59 @@ void check_scene(const SceneMesh& scene, StepReport& report) {
             report.examples.push_back(describe_triangle(scene, s) + " meets " + describe_triangle(scene, t));
         }
     });
-    report.examples.insert(report.examples.end(), tet_examples.begin(), tet_examples.end());
+
+    // Planes: the body's boundary triangles are the convex hulls of their vertices, so the body is strictly
+    // on the free side iff every boundary vertex is.
+    std::vector<std::string> plane_examples;
+    std::vector<int> surface_nodes;
+    for (const auto& tri : surface.triangles) {
+        surface_nodes.insert(surface_nodes.end(), tri.begin(), tri.end());
+    }
+    std::sort(surface_nodes.begin(), surface_nodes.end());
+    surface_nodes.erase(std::unique(surface_nodes.begin(), surface_nodes.end()), surface_nodes.end());
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        const Obstacle& plane = obstacles[k];
+        if (!plane.is_plane) {
+            continue;
+        }
+        const Vec3 point = moved(plane.point, plane.velocity, time);
+        const double length =
+            std::sqrt(plane.normal[0] * plane.normal[0] + plane.normal[1] * plane.normal[1] +
+                      plane.normal[2] * plane.normal[2]);
+        for (const int node : surface_nodes) {
+            const Vec3& p = x[static_cast<std::size_t>(node)];
+            if (!finite(p)) {
+                continue; // its tet is reported above
+            }
+            const int side = plane_side(p, point, plane.normal);
+            if (side > 0) {
+                continue;
+            }
+            ++report.vertices_behind_planes;
+            if (plane_examples.size() < k_max_examples) {
+                const double distance =
+                    ((p[0] - point[0]) * plane.normal[0] + (p[1] - point[1]) * plane.normal[1] +
+                     (p[2] - point[2]) * plane.normal[2]) /
+                    length;
+                std::ostringstream out;
+                out << "body " << scene.node_body[static_cast<std::size_t>(node)] << " node "
+                    << scene.node_id[static_cast<std::size_t>(node)] << " at (" << p[0] << ", " << p[1]
+                    << ", " << p[2] << ") is ";
+                if (side == 0) {
+                    out << "on";
+                } else if (distance < 0.0) {
+                    out << -distance << " m behind";
+                } else {
+                    out << "behind (by less than the rounding error)";
+                }
+                out << " obstacles[" << k << "] (plane)";
+                plane_examples.push_back(out.str());
+            }
+        }
+    }
+    for (const auto* extra : {&obstacle_examples, &plane_examples, &tet_examples}) {
+        report.examples.insert(report.examples.end(), extra->begin(), extra->end());
+    }
 }
 
 /// N of "step_N.pvtu"; -1 for another name.
@@ -830,18 +1124,22 @@ bool triangles_intersect(const std::array<Vec3, 3>& t, const std::array<Vec3, 3>
 }
 
 bool CheckReport::clean() const {
-    return std::all_of(steps.begin(), steps.end(), [](const StepReport& step) {
-        return step.intersecting_pairs == 0 && step.inverted_tets == 0;
-    });
+    return std::all_of(steps.begin(), steps.end(), [](const StepReport& step) { return step.clean(); });
 }
 
 CheckReport check_output(const std::string& directory, std::ostream& log) {
     const fs::path pvd = fs::path(directory) / "intact.pvd";
     const std::vector<SeriesEntry> series = read_series(pvd);
+    const Obstacles obstacles = read_obstacles(fs::path(directory));
+    log << obstacles.note << "\n";
 
     CheckReport report;
-    long long total_pairs = 0;
-    long long total_tets = 0;
+    report.obstacles_checked = obstacles.checked;
+    for (const Obstacle& obstacle : obstacles.entries) {
+        ++(obstacle.is_plane ? report.planes : report.obstacle_meshes);
+    }
+    const bool any_obstacles = !obstacles.entries.empty();
+    StepReport total;
     int bad_steps = 0;
     for (std::size_t s = 0; s < series.size(); ++s) {
         SceneMesh scene;
@@ -856,10 +1154,15 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         step.step_index = number >= 0 ? number : static_cast<int>(s);
         step.time = series[s].time;
         step.file = series[s].file.string();
-        check_scene(scene, step);
+        check_scene(scene, obstacles.entries, step.time, step);
 
         log << "step " << step.step_index << " t=" << step.time << ": " << step.intersecting_pairs
-            << " intersecting triangle pairs, " << step.inverted_tets << " inverted tetrahedra\n";
+            << " intersecting triangle pairs, " << step.inverted_tets << " inverted tetrahedra";
+        if (any_obstacles) {
+            log << ", " << step.obstacle_triangle_pairs << " body-obstacle triangle pairs, "
+                << step.vertices_behind_planes << " vertices on or behind planes";
+        }
+        log << "\n";
         for (const std::string& example : step.examples) {
             log << "  " << example << "\n";
         }
@@ -867,18 +1170,29 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
             log << "  warning: " << scene.position_mismatches
                 << " nodes have different positions in different pieces (the first piece's is used)\n";
         }
-        total_pairs += step.intersecting_pairs;
-        total_tets += step.inverted_tets;
-        bad_steps += (step.intersecting_pairs > 0 || step.inverted_tets > 0) ? 1 : 0;
+        total.intersecting_pairs += step.intersecting_pairs;
+        total.inverted_tets += step.inverted_tets;
+        total.obstacle_triangle_pairs += step.obstacle_triangle_pairs;
+        total.vertices_behind_planes += step.vertices_behind_planes;
+        bad_steps += step.clean() ? 0 : 1;
         report.steps.push_back(std::move(step));
     }
 
     log << "checked " << series.size() << " steps of " << directory << ": ";
     if (report.clean()) {
-        log << "clean (no intersecting triangles, no inverted tetrahedra)\n";
+        log << "clean (no intersecting triangles, no inverted tetrahedra"
+            << (!obstacles.checked ? "; obstacles not checked"
+                : any_obstacles    ? ", nothing on or through an obstacle"
+                                   : "")
+            << ")\n";
     } else {
-        log << "NOT clean: " << bad_steps << " steps with problems, " << total_pairs
-            << " intersecting triangle pairs and " << total_tets << " inverted tetrahedra in all\n";
+        log << "NOT clean: " << bad_steps << " steps with problems, " << total.intersecting_pairs
+            << " intersecting triangle pairs and " << total.inverted_tets << " inverted tetrahedra";
+        if (any_obstacles) {
+            log << ", " << total.obstacle_triangle_pairs << " body-obstacle triangle pairs and "
+                << total.vertices_behind_planes << " vertices on or behind planes";
+        }
+        log << " in all" << (obstacles.checked ? "" : " (obstacles not checked)") << "\n";
     }
     log.flush();
     return report;

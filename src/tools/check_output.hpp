@@ -1,7 +1,8 @@
 #pragma once
 /// @file check_output.hpp
 /// @brief `intact check OUTPUT_DIR`: reads a written time series back and reports, for every step,
-/// intersecting surface triangles and inverted or flat tetrahedra. Host-only, serial, no Kokkos, no MPI.
+/// intersecting surface triangles, inverted or flat tetrahedra, and bodies touching or passing through
+/// obstacles. Host-only, serial, no Kokkos, no MPI.
 ///
 /// Each step's pieces are merged by their point array `global_id` into one tet mesh of the whole scene
 /// (all bodies). Then:
@@ -11,7 +12,16 @@
 ///   different bodies and of the same body are treated alike. Adjacent triangles are never reported for
 ///   their shared vertices: a pair sharing an edge is skipped; a pair sharing one vertex is reported only
 ///   when the edge opposite that vertex in one triangle meets the other triangle (the triangles overlap
-///   beyond the shared vertex).
+///   beyond the shared vertex);
+/// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at the step's time
+///   t (the .pvd `timestep`; 0 is the scene's start): every rest position p moves rigidly to p + v t, each
+///   coordinate rounded once as in double arithmetic, v the obstacle's `velocity` (absent: static). A body
+///   boundary triangle that meets (touching counts) a triangle of a mesh obstacle is reported, decided
+///   exactly on those positions in the same broad phase. A body boundary vertex x on or behind a plane
+///   (n·(x − p(t)) <= 0, n pointing to the free side) is reported, the sign decided exactly for the
+///   rounded p(t); testing the vertices suffices, as boundary triangles are their convex hulls. Without
+///   scene.resolved.json (output of an older Intact, or a copy without it) obstacles are not checked and
+///   the log says so.
 ///
 /// The predicates are exact for finite inputs whose products neither overflow nor underflow (coordinates
 /// between about 1e-90 and 1e90 in magnitude, or zero): a floating-point filter with Shewchuk's error
@@ -33,22 +43,43 @@ struct StepReport {
     std::string file;                 ///< the step's .pvtu, as a path
     long long intersecting_pairs = 0; ///< unordered pairs of boundary triangles that meet
     long long inverted_tets = 0;      ///< tets with signed volume <= 0 (or non-finite node positions)
-    /// Up to 5 intersecting pairs, then up to 5 bad tets, each one line naming scene-wide (global) ids.
+    /// Pairs (body boundary triangle, triangle of a mesh obstacle) that meet, over all mesh obstacles.
+    long long obstacle_triangle_pairs = 0;
+    /// Pairs (body boundary vertex, plane obstacle) with the vertex on or behind the plane.
+    long long vertices_behind_planes = 0;
+    /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
+    /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
+    /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
+    /// index in its mesh file.
     std::vector<std::string> examples;
+    /// True when every count above is zero.
+    bool clean() const {
+        return intersecting_pairs == 0 && inverted_tets == 0 && obstacle_triangle_pairs == 0 &&
+               vertices_behind_planes == 0;
+    }
 };
 
 /// Every step of a series, in the order of the .pvd.
 struct CheckReport {
     std::vector<StepReport> steps;
-    /// True when no step has an intersecting pair or a bad tet (also for a series with no steps).
+    bool obstacles_checked = false; ///< scene.resolved.json was found (else only bodies were checked)
+    int planes = 0;                 ///< plane obstacles checked
+    int obstacle_meshes = 0;        ///< mesh obstacles checked
+    /// True when no step has anything to report (also for a series with no steps).
     bool clean() const;
 };
 
-/// Check every step listed in `directory`/intact.pvd. Logs one line per step ("step N t=T: X intersecting
-/// triangle pairs, Y inverted tetrahedra"), the step's examples indented below it, and a summary line.
+/// Check every step listed in `directory`/intact.pvd against itself and the obstacles listed in
+/// `directory`/scene.resolved.json. Logs one line on the obstacles ("obstacles: P planes, M meshes in
+/// '...'", "obstacles: none in '...'" or "obstacles not checked: '...' not found ..."), one line per step
+/// ("step N t=T: X intersecting triangle pairs, Y inverted tetrahedra", followed, when the scene has
+/// obstacles, by ", Z body-obstacle triangle pairs, W vertices on or behind planes"), the step's examples
+/// indented below it, and a summary line ("... clean (...)" or "... NOT clean: ...").
 /// Throws `InputError` naming the file and the fix when the .pvd, a listed .pvtu or a piece is missing or
-/// unreadable, or when a piece lacks the point array `global_id` or holds cells other than tetrahedra.
-/// Memory: one step's merged mesh at a time.
+/// unreadable, when a piece lacks the point array `global_id` or holds cells other than tetrahedra, and
+/// naming also the key (e.g. `obstacles[1].mesh.file`) when scene.resolved.json is present but malformed
+/// or an obstacle mesh it names cannot be read. A relative obstacle mesh path is taken relative to
+/// `directory`. Memory: one step's merged mesh and all obstacle meshes at a time.
 CheckReport check_output(const std::string& directory, std::ostream& log);
 
 /// Sign of det[b-a, c-a, d-a]: +1 when (a, b, c, d) is a positively oriented tet in Intact's convention

@@ -1,7 +1,8 @@
 // Output checker: the exact orientation predicate on near-degenerate input (checked against exact integer
 // arithmetic), triangle–triangle intersection in every configuration, and check_output on small series
 // written with the real VtkSeriesWriter (separate, overlapping, touching and barely apart boxes, inverted
-// and flat tets, a multi-step series, pieces merged by global id, missing files) and on a real run.
+// and flat tets, a multi-step series, pieces merged by global id, missing files, static and moving plane
+// and mesh obstacles, a missing or malformed scene.resolved.json) and on a real run.
 #include "src/tools/check_output.hpp"
 
 #include "src/core/error.hpp"
@@ -441,6 +442,233 @@ TEST_F(CheckOutput, CorruptPieceIsAnInputError) {
     }
 }
 
+// ---- obstacles --------------------------------------------------------------------------------------------
+
+/// Writes `obstacles` as the `obstacles` key of `dir`/scene.resolved.json, beside keys the checker ignores.
+void write_resolved_scene(const std::string& dir, const nlohmann::json& obstacles) {
+    nlohmann::json scene;
+    scene["time"] = {{"dt", 0.01}, {"steps", 3}};
+    scene["obstacles"] = obstacles;
+    std::ofstream(fs::path(dir) / "scene.resolved.json") << scene.dump(2) << "\n";
+}
+
+/// The same with a list of obstacles (a braced list of one json object would become that object, not an
+/// array).
+void write_obstacles(const std::string& dir, const std::vector<nlohmann::json>& obstacles) {
+    write_resolved_scene(dir, nlohmann::json(obstacles));
+}
+
+nlohmann::json plane(double z, double normal_z = 1.0) {
+    return {{"plane", {{"point", {0.0, 0.0, z}}, {"normal", {0.0, 0.0, normal_z}}}}};
+}
+
+/// A square [-1, 3] × [-1, 2] at height z as an .obj of two triangles, written into `dir`; its absolute path.
+std::string write_square_obj(const std::string& dir, const std::string& name, double z) {
+    const fs::path path = fs::absolute(fs::path(dir) / name);
+    std::ofstream out(path);
+    out << "v -1 -1 " << z << "\nv 3 -1 " << z << "\nv 3 2 " << z << "\nv -1 2 " << z << "\n";
+    out << "f 1 2 3\nf 1 3 4\n";
+    return path.string();
+}
+
+nlohmann::json mesh_obstacle(const std::string& file) {
+    return {{"mesh", {{"file", file}}}};
+}
+
+bool any_example_has(const intact::tools::StepReport& step, const std::string& text) {
+    for (const std::string& example : step.examples) {
+        if (example.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+TEST_F(CheckOutput, BodyOnOrBehindAPlaneIsReportedAndOneAboveItIsClean) {
+    // box(0, 1) with 2×1×1 cells spans z in [0, 1]; its bottom face has 3 × 2 = 6 vertices.
+    const std::string above = output_dir("plane_above");
+    write_series(above, {{box(0.0, 1.0)}});
+    write_obstacles(above, {plane(-1e-12)});
+    const CheckReport clean = check(above);
+    ASSERT_EQ(clean.steps.size(), 1u);
+    EXPECT_TRUE(clean.obstacles_checked);
+    EXPECT_EQ(clean.planes, 1);
+    EXPECT_TRUE(clean.clean());
+    EXPECT_EQ(clean.steps[0].vertices_behind_planes, 0);
+
+    // Touching: the bottom vertices lie on the plane.
+    const std::string on = output_dir("plane_on");
+    write_series(on, {{box(0.0, 1.0)}});
+    write_obstacles(on, {plane(0.0)});
+    const CheckReport touching = check(on);
+    ASSERT_EQ(touching.steps.size(), 1u);
+    EXPECT_FALSE(touching.clean());
+    EXPECT_EQ(touching.steps[0].vertices_behind_planes, 6);
+    EXPECT_EQ(touching.steps[0].intersecting_pairs, 0);
+    EXPECT_EQ(touching.steps[0].obstacle_triangle_pairs, 0);
+    ASSERT_EQ(touching.steps[0].examples.size(), 5u);
+    EXPECT_NE(touching.steps[0].examples[0].find("body 0 node "), std::string::npos)
+        << touching.steps[0].examples[0];
+    EXPECT_NE(touching.steps[0].examples[0].find(" is on obstacles[0] (plane)"), std::string::npos)
+        << touching.steps[0].examples[0];
+
+    // A plane just above the top face with its free side below (normal -z): clean. A plane through the
+    // middle (the second obstacle): the 6 bottom vertices are behind it.
+    const std::string behind = output_dir("plane_behind");
+    write_series(behind, {{box(0.0, 1.0)}});
+    write_obstacles(behind, {plane(1.0 + 1e-9, -1.0), plane(0.5)});
+    const CheckReport report = check(behind);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_EQ(report.planes, 2);
+    EXPECT_EQ(report.steps[0].vertices_behind_planes, 6);
+    ASSERT_FALSE(report.steps[0].examples.empty());
+    EXPECT_NE(report.steps[0].examples[0].find("0.5 m behind obstacles[1] (plane)"), std::string::npos)
+        << report.steps[0].examples[0];
+    EXPECT_FALSE(any_example_has(report.steps[0], "obstacles[0]"));
+}
+
+TEST_F(CheckOutput, MovingPlaneIsReportedOnlyOnceItHasReachedTheBody) {
+    // Steps at t = 0, 0.01, 0.02, 0.03; the plane rises at 1 m/s from z = -0.015: at z = -0.015, -0.005,
+    // 0.005 and 0.015, so the bottom vertices (z = 0) are behind it in the last two steps.
+    const std::string dir = output_dir("plane_moving");
+    write_series(dir, {{box(0.0, 1.0)}, {box(0.0, 1.0)}, {box(0.0, 1.0)}, {box(0.0, 1.0)}});
+    nlohmann::json rising = plane(-0.015);
+    rising["velocity"] = {0.0, 0.0, 1.0};
+    write_obstacles(dir, {rising});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 4u);
+    EXPECT_FALSE(report.clean());
+    const std::array<long long, 4> expected = {0, 0, 6, 6};
+    for (std::size_t s = 0; s < 4; ++s) {
+        EXPECT_EQ(report.steps[s].vertices_behind_planes, expected[s]) << "step " << s;
+        EXPECT_EQ(report.steps[s].clean(), expected[s] == 0) << "step " << s;
+    }
+    // 0.005 m behind at t = 0.02 (up to the rounding of -0.015 + 1 × 0.02).
+    ASSERT_FALSE(report.steps[2].examples.empty());
+    EXPECT_NE(report.steps[2].examples[0].find("0.005 m behind obstacles[0]"), std::string::npos)
+        << report.steps[2].examples[0];
+}
+
+TEST_F(CheckOutput, MeshObstacleMeetingABodyTriangleIsReportedAndASeparatedOneIsNot) {
+    // Two boxes apart in x; the obstacle square covers both in x and y.
+    const std::vector<TetMesh> bodies = {box(0.0, 1.0), box(1.5, 2.5)};
+
+    const std::string apart = output_dir("mesh_apart");
+    write_series(apart, {bodies});
+    write_obstacles(apart, {plane(-5.0), mesh_obstacle(write_square_obj(apart, "below.obj", -1e-12))});
+    const CheckReport clean = check(apart);
+    ASSERT_EQ(clean.steps.size(), 1u);
+    EXPECT_EQ(clean.planes, 1);
+    EXPECT_EQ(clean.obstacle_meshes, 1);
+    EXPECT_TRUE(clean.clean());
+
+    // Through the middle of both boxes (z = 0.5): the side faces of both cross it.
+    const std::string through = output_dir("mesh_through");
+    write_series(through, {bodies});
+    write_obstacles(through, {plane(-5.0), mesh_obstacle(write_square_obj(through, "mid.obj", 0.5))});
+    const CheckReport crossing = check(through);
+    ASSERT_EQ(crossing.steps.size(), 1u);
+    EXPECT_FALSE(crossing.clean());
+    EXPECT_GT(crossing.steps[0].obstacle_triangle_pairs, 0);
+    EXPECT_EQ(crossing.steps[0].intersecting_pairs, 0);
+    EXPECT_EQ(crossing.steps[0].vertices_behind_planes, 0);
+    ASSERT_FALSE(crossing.steps[0].examples.empty());
+    EXPECT_NE(crossing.steps[0].examples[0].find(" meets obstacles[1] (mesh) triangle "), std::string::npos)
+        << crossing.steps[0].examples[0];
+
+    // Touching the bottom faces (z = 0) counts.
+    const std::string touching = output_dir("mesh_touching");
+    write_series(touching, {bodies});
+    write_obstacles(touching, {mesh_obstacle(write_square_obj(touching, "floor.obj", 0.0))});
+    EXPECT_GT(check(touching).steps.at(0).obstacle_triangle_pairs, 0);
+
+    // Overlapping bodies are still reported beside a mesh obstacle (one broad phase for both).
+    const std::string both = output_dir("mesh_and_overlap");
+    write_series(both, {{box(0.0, 1.0), box(0.5, 1.5)}});
+    write_obstacles(both, {mesh_obstacle(write_square_obj(both, "floor.obj", -1.0))});
+    const CheckReport overlap = check(both);
+    EXPECT_GT(overlap.steps.at(0).intersecting_pairs, 0);
+    EXPECT_EQ(overlap.steps.at(0).obstacle_triangle_pairs, 0);
+}
+
+TEST_F(CheckOutput, MovingMeshObstacleIsReportedOnlyWhileItCutsTheBody) {
+    // The square rises at 50 m/s from z = -0.015: z = -0.015, 0.485, 0.985, 1.485 at t = 0 … 0.03.
+    const std::string dir = output_dir("mesh_moving");
+    write_series(dir, {{box(0.0, 1.0)}, {box(0.0, 1.0)}, {box(0.0, 1.0)}, {box(0.0, 1.0)}});
+    nlohmann::json rising = mesh_obstacle(write_square_obj(dir, "square.obj", -0.015));
+    rising["velocity"] = {0.0, 0.0, 50.0};
+    write_obstacles(dir, {rising});
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 4u);
+    for (std::size_t s = 0; s < 4; ++s) {
+        const bool cuts = s == 1 || s == 2;
+        EXPECT_EQ(report.steps[s].obstacle_triangle_pairs > 0, cuts) << "step " << s;
+        EXPECT_EQ(report.steps[s].clean(), !cuts) << "step " << s;
+    }
+}
+
+TEST_F(CheckOutput, WithoutTheResolvedSceneObstaclesAreNotCheckedAndTheLogSaysSo) {
+    const std::string dir = output_dir("no_resolved_scene");
+    write_series(dir, {{box(0.0, 1.0)}});
+    std::ostringstream log;
+    const CheckReport report = check_output(dir, log);
+    std::cout << log.str();
+    EXPECT_FALSE(report.obstacles_checked);
+    EXPECT_TRUE(report.clean());
+    EXPECT_NE(log.str().find("obstacles not checked: '" + dir + "/scene.resolved.json' not found"),
+              std::string::npos)
+        << log.str();
+    EXPECT_NE(
+        log.str().find("clean (no intersecting triangles, no inverted tetrahedra; obstacles not checked)"),
+        std::string::npos)
+        << log.str();
+}
+
+/// check(dir) throws an InputError whose message holds every one of `texts`.
+void expect_input_error(const std::string& dir, const std::vector<std::string>& texts) {
+    try {
+        check(dir);
+        ADD_FAILURE() << "no InputError";
+    } catch (const intact::InputError& error) {
+        std::cout << "InputError: " << error.what() << "\n";
+        for (const std::string& text : texts) {
+            EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what();
+        }
+    }
+}
+
+TEST_F(CheckOutput, MalformedObstacleEntryIsAnInputErrorNamingTheKey) {
+    const std::string dir = output_dir("malformed_obstacles");
+    write_series(dir, {{box(0.0, 1.0)}});
+    const std::string file = "scene.resolved.json";
+
+    // Neither "plane" nor "mesh".
+    write_obstacles(dir, {plane(-1.0), {{"sphere", {{"radius", 1.0}}}}});
+    expect_input_error(dir, {file, "key 'obstacles[1]'", "exactly one of \"plane\" and \"mesh\"", "fix:"});
+    // A normal with two components.
+    nlohmann::json flat = plane(-1.0);
+    flat["plane"]["normal"] = {0.0, 1.0};
+    write_obstacles(dir, {flat});
+    expect_input_error(dir, {file, "key 'obstacles[0].plane.normal'", "three numbers", "fix:"});
+    // A velocity that is not numbers.
+    nlohmann::json fast = plane(-1.0);
+    fast["velocity"] = {"up", 0, 0};
+    write_obstacles(dir, {fast});
+    expect_input_error(dir, {file, "key 'obstacles[0].velocity'"});
+    // A mesh file that is not there, and one that is not a mesh.
+    write_obstacles(dir, {plane(-1.0), mesh_obstacle("/nonexistent/floor.obj")});
+    expect_input_error(dir, {file, "key 'obstacles[1].mesh.file'", "/nonexistent/floor.obj", "fix:"});
+    const std::string broken = (fs::absolute(fs::path(dir)) / "broken.obj").string();
+    std::ofstream(broken) << "v 0 0 0\nf 1 2 3\n";
+    write_obstacles(dir, {mesh_obstacle(broken)});
+    expect_input_error(dir, {file, "key 'obstacles[0].mesh.file'", "broken.obj"});
+    // `obstacles` not an array; and a file that is not JSON.
+    write_resolved_scene(dir, plane(-1.0));
+    expect_input_error(dir, {file, "key 'obstacles'", "must be an array"});
+    std::ofstream(fs::path(dir) / file) << "{\"obstacles\": [";
+    expect_input_error(dir, {file, "not valid JSON", "fix:"});
+}
+
 TEST_F(CheckOutput, RealSimulationOutputIsClean) {
     nlohmann::json body;
     body["mesh"]["box"] = {{"min", {0.0, 0.0, 0.0}}, {"max", {0.3, 0.2, 0.2}}, {"cells", {6, 4, 4}}};
@@ -452,6 +680,8 @@ TEST_F(CheckOutput, RealSimulationOutputIsClean) {
     scene["time"] = {{"dt", 0.01}, {"steps", 3}};
     scene["bodies"] = nlohmann::json::array({body});
     scene["contact"] = {{"enabled", false}};
+    // Far below the hanging box: checked, and not touched.
+    scene["obstacles"] = nlohmann::json::array({plane(-10.0)});
     const std::string dir = output_dir("simulation");
     {
         intact::Simulation simulation(MPI_COMM_WORLD, intact::io::parse_scene(scene, "hanging_box.json"),
@@ -460,6 +690,8 @@ TEST_F(CheckOutput, RealSimulationOutputIsClean) {
     }
     const CheckReport report = check(dir);
     ASSERT_EQ(report.steps.size(), 4u);
+    EXPECT_TRUE(report.obstacles_checked);
+    EXPECT_EQ(report.planes, 1);
     EXPECT_TRUE(report.clean());
 }
 
