@@ -27,8 +27,12 @@ jobs=${INTACT_JOBS:-$(nproc)}
 say() { printf '[intact setup] %s\n' "$*" >&2; }
 
 # 1. Debian packages: installed only when missing, so a second run touches nothing.
+# paraview, xvfb, xauth and python3-matplotlib serve the integration tests (ParaView checks, scaling
+# plot); slurm/test_cluster.sh installs slurm-wlm and munge itself. python3-paraview is not listed:
+# it conflicts with libvtk9-dev, so tests/integration/paraview.sh unpacks it privately.
 packages=(build-essential cmake pkg-config dpkg-dev openmpi-bin libopenmpi-dev libmetis-dev
-  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3)
+  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3
+  paraview xvfb xauth python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

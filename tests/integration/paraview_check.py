@@ -192,7 +192,8 @@ def main():
     parser.add_argument("--ranks", type=int, help="expected ranks (default: metrics)")
     parser.add_argument("--png", type=Path, help="render the last frame coloured by rank here")
     parser.add_argument("--size", default="1200x800", help="picture size WxH (default: 1200x800)")
-    parser.add_argument("--title", help="picture title (default: scene file, time, ranks)")
+    parser.add_argument("--title", help="picture title, followed by the time and the ranks "
+                        "(default: the output folder's name)")
     args = parser.parse_args()
 
     out = args.output.resolve()
@@ -222,7 +223,7 @@ def main():
 
     if args.png:
         width, height = (int(v) for v in args.size.lower().split("x"))
-        title = args.title or f"{out.name}: t = {times[-1]:g} s, {expected['ranks']} ranks"
+        title = f"{args.title or out.name}: t = {times[-1]:g} s, {expected['ranks']} ranks"
         args.png.parent.mkdir(parents=True, exist_ok=True)
         render(reader, times[-1], data, scene, max(expected["ranks"], 1), args.png,
                [width, height], title)
