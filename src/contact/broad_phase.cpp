@@ -60,14 +60,13 @@ KOKKOS_INLINE_FUNCTION std::uint64_t pack_cell(std::int64_t x, std::int64_t y, s
            (static_cast<std::uint64_t>(z) & mask);
 }
 
-// splitmix64's finalizer: neighbouring cells land in unrelated buckets.
-KOKKOS_INLINE_FUNCTION std::uint64_t hash_cell(std::uint64_t key) {
-    key ^= key >> 30;
-    key *= 0xbf58476d1ce4e5b9ULL;
-    key ^= key >> 27;
-    key *= 0x94d049bb133111ebULL;
-    key ^= key >> 31;
-    return key;
+// Bucket of a cell: linear in z, so that the cells a box visits (z innermost) lie in neighbouring buckets
+// and their entries in neighbouring memory; the large odd factors spread x and y over the table.
+KOKKOS_INLINE_FUNCTION std::uint64_t
+bucket_of(std::int64_t x, std::int64_t y, std::int64_t z, std::uint64_t mask) {
+    return (static_cast<std::uint64_t>(z) + static_cast<std::uint64_t>(y) * 0x9E3779B97F4A7C15ULL +
+            static_cast<std::uint64_t>(x) * 0xC2B2AE3D27D4EB4FULL) &
+           mask;
 }
 
 KOKKOS_INLINE_FUNCTION bool
@@ -157,8 +156,7 @@ void fill_boxes(int n,
 struct PairSearch {
     BoxView alo, ahi, blo, bhi;
     Kokkos::View<const int*, MemSpace> bucket_offset;
-    Kokkos::View<const std::uint64_t*, MemSpace> entry_cell;
-    Kokkos::View<const int*, MemSpace> entry_box;
+    Kokkos::View<const detail::HashEntry*, MemSpace> entries;
     Kokkos::View<const int*, MemSpace> big;
     Kokkos::View<int*, MemSpace> pair_offset;
     Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pairs;
@@ -203,11 +201,12 @@ struct PairSearch {
             for (std::int64_t y = c0[1]; y <= c1[1]; ++y) {
                 for (std::int64_t z = c0[2]; z <= c1[2]; ++z) {
                     const std::uint64_t key = pack_cell(x, y, z);
-                    const std::uint64_t bucket = hash_cell(key) & bucket_mask;
+                    const std::uint64_t bucket = bucket_of(x, y, z, bucket_mask);
                     const int end = bucket_offset(bucket + 1);
                     for (int e = bucket_offset(bucket); e < end; ++e) {
-                        const int j = entry_box(e);
-                        if (entry_cell(e) != key || (self && j <= i) ||
+                        const detail::HashEntry entry = entries(e);
+                        const int j = entry.box;
+                        if (entry.cell != key || (self && j <= i) ||
                             !boxes_overlap(alo, ahi, i, blo, bhi, j)) {
                             continue;
                         }
@@ -269,12 +268,10 @@ void build_table(const BoxList& b, double cell, std::int64_t cap, detail::HashTa
     t.num_buckets = buckets;
     grow(t.bucket_offset, static_cast<std::size_t>(buckets) + 1, "intact::contact::bucket_offset");
     grow(t.bucket_cursor, static_cast<std::size_t>(buckets), "intact::contact::bucket_cursor");
-    grow(t.entry_cell, static_cast<std::size_t>(num_entries), "intact::contact::entry_cell");
-    grow(t.entry_box, static_cast<std::size_t>(num_entries), "intact::contact::entry_box");
+    grow(t.entries, static_cast<std::size_t>(num_entries), "intact::contact::hash_entries");
     const auto offset = t.bucket_offset;
     const auto cursor = t.bucket_cursor;
-    const auto entry_cell = t.entry_cell;
-    const auto entry_box = t.entry_box;
+    const auto entries = t.entries;
     const std::uint64_t mask = static_cast<std::uint64_t>(buckets) - 1;
     Kokkos::deep_copy(Kokkos::subview(offset, std::make_pair(0, buckets + 1)), 0);
 
@@ -289,7 +286,7 @@ void build_table(const BoxList& b, double cell, std::int64_t cap, detail::HashTa
             for (std::int64_t x = c0[0]; x <= c1[0]; ++x) {
                 for (std::int64_t y = c0[1]; y <= c1[1]; ++y) {
                     for (std::int64_t z = c0[2]; z <= c1[2]; ++z) {
-                        Kokkos::atomic_increment(&offset(hash_cell(pack_cell(x, y, z)) & mask));
+                        Kokkos::atomic_increment(&offset(bucket_of(x, y, z, mask)));
                     }
                 }
             }
@@ -306,10 +303,9 @@ void build_table(const BoxList& b, double cell, std::int64_t cap, detail::HashTa
             for (std::int64_t x = c0[0]; x <= c1[0]; ++x) {
                 for (std::int64_t y = c0[1]; y <= c1[1]; ++y) {
                     for (std::int64_t z = c0[2]; z <= c1[2]; ++z) {
-                        const std::uint64_t key = pack_cell(x, y, z);
-                        const int slot = Kokkos::atomic_fetch_add(&cursor(hash_cell(key) & mask), 1);
-                        entry_cell(slot) = key;
-                        entry_box(slot) = j;
+                        const int slot = Kokkos::atomic_fetch_add(&cursor(bucket_of(x, y, z, mask)), 1);
+                        entries(slot).cell = pack_cell(x, y, z);
+                        entries(slot).box = j;
                     }
                 }
             }
@@ -372,8 +368,7 @@ const std::vector<std::array<int, 2>>& SpatialHash::run(const BoxList& a, const 
     search.blo = b.lo;
     search.bhi = b.hi;
     search.bucket_offset = m_table.bucket_offset;
-    search.entry_cell = m_table.entry_cell;
-    search.entry_box = m_table.entry_box;
+    search.entries = m_table.entries;
     search.big = m_table.big;
     grow(m_pair_offset, static_cast<std::size_t>(na) + 1, "intact::contact::pair_offset");
     search.pair_offset = m_pair_offset;

@@ -44,12 +44,17 @@ void triangle_boxes(const Kokkos::View<const int* [3], MemSpace>& triangles,
                     BoxList& boxes);
 
 namespace detail {
+/// One hashed box in one cell: the packed cell coordinates and the box's row.
+struct HashEntry {
+    std::uint64_t cell;
+    int box;
+};
+
 /// SpatialHash's table over the second list: bucket offsets (buckets + 1) and entries (packed cell, box)
 /// in bucket order; rows covering more than the cap of cells are listed in `big` instead.
 struct HashTable {
     Kokkos::View<int*, MemSpace> bucket_offset, bucket_cursor;
-    Kokkos::View<std::uint64_t*, MemSpace> entry_cell;
-    Kokkos::View<int*, MemSpace> entry_box;
+    Kokkos::View<HashEntry*, MemSpace> entries;
     Kokkos::View<int*, MemSpace> big;
     int num_buckets = 0;
     int num_big = 0;
