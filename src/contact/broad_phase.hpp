@@ -15,7 +15,8 @@
 namespace intact::contact {
 
 /// Closed axis-aligned boxes, one per primitive (row i = primitive i), on the device. Units: metres.
-/// A box with lo > hi on some axis is empty and overlaps nothing. Coordinates must be finite.
+/// A box with lo > hi (or a NaN) on some axis is empty and overlaps nothing. Coordinates beyond 2^40 cells
+/// from the origin are clamped for hashing only (the overlap test stays exact).
 struct BoxList {
     Kokkos::View<double*[3], MemSpace> lo, hi;
 
@@ -72,8 +73,9 @@ struct HashTable {
 /// `cell` (m) should be about the size of a typical box (e.g. the mean edge length, at least d̂): much
 /// smaller and every box covers many cells, much larger and each cell holds many boxes.
 /// A box covering more than `max_cells_per_box` cells is not hashed: it is tested against every box of
-/// the other list instead (O(n) per such box), so a few huge boxes (a long swept step, a large obstacle
-/// triangle) stay cheap and memory stays bounded by `max_cells_per_box` entries per box.
+/// the other list instead (O(n) per such box, by one thread), so a few huge boxes (a long swept step, a
+/// large obstacle triangle) stay cheap and memory stays bounded by `max_cells_per_box` entries per box;
+/// many of them (a cell far too small) make the query O(n²).
 ///
 /// Allocations are kept and grown between calls; the returned reference stays valid until the next query.
 class SpatialHash {
@@ -81,6 +83,7 @@ public:
     /// Default cap on the cells a hashed box may cover (8 × 8 × 8).
     static constexpr std::int64_t k_default_max_cells_per_box = 512;
 
+    /// `cell` > 0 (m); 1 <= `max_cells_per_box` < 2^20. Allocates nothing until the first query.
     explicit SpatialHash(double cell, std::int64_t max_cells_per_box = k_default_max_cells_per_box);
 
     /// Pairs (i, j), i a row of `a`, j a row of `b`, whose boxes overlap. Blocks until done.
