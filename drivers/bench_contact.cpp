@@ -79,12 +79,20 @@ int main(int argc, char** argv) {
     const auto scene_mesh = intact::build_scene_mesh(scene);
     const auto local =
         intact::distribute_mesh(MPI_COMM_SELF, scene_mesh, std::vector<int>(scene_mesh.mesh.tets.size(), 0));
-    intact::contact::ContactSurface surface(MPI_COMM_SELF, scene_mesh, local);
-    intact::contact::BarrierPotential barrier(MPI_COMM_SELF, surface, {}, dhat);
-    std::vector<intact::Vec3> xs;
-    for (const auto gid : surface.vertex_gid()) {
-        xs.push_back(scene_mesh.mesh.nodes[static_cast<std::size_t>(gid)]);
+    intact::contact::ContactSurface surface(MPI_COMM_SELF, scene_mesh, scene.obstacles, local);
+    intact::contact::BarrierPotential barrier(MPI_COMM_SELF, surface, dhat);
+    intact::NodeField x("bench_contact::x", local.rest_position.size());
+    const auto host_x = Kokkos::create_mirror_view(x);
+    for (std::size_t i = 0; i < local.rest_position.size(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+            host_x(i, c) = local.rest_position[i][static_cast<std::size_t>(c)];
+        }
     }
+    Kokkos::deep_copy(x, host_x);
+    surface.begin_step(x);
+    surface.update_ghosts(x, nullptr, dhat);
+    std::vector<intact::Vec3> xs;
+    surface.gather(x, surface.obstacle_positions(0.0), xs);
     const auto pairs = static_cast<double>(barrier.active_pairs(xs).size());
     std::vector<double> gradient(3 * local.rest_position.size());
     std::vector<intact::contact::ContactBlock> blocks;

@@ -104,7 +104,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     // 2. Every rank its share; the halo plan over nodes.
     m_local = distribute_mesh(comm, scene_mesh, parts);
     if (m_scene.contact.enabled) {
-        m_surface = std::make_unique<contact::ContactSurface>(comm, scene_mesh, m_local);
+        m_surface = std::make_unique<contact::ContactSurface>(comm, scene_mesh, m_scene.obstacles, m_local);
     }
     scene_mesh = SceneMesh{};
     m_halo_plan = std::make_shared<comm::HaloPlan>(comm, m_local.num_owned_nodes, m_local.node_global_id,
@@ -143,33 +143,18 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     }
     m_newton_settings.tolerance = m_scene.newton_tolerance ? *m_scene.newton_tolerance : 1e-2 * diagonal;
     m_newton_settings.max_iterations = m_scene.max_newton_iterations;
+    m_newton_settings.friction_iterations = m_scene.contact.friction_iterations;
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.tolerance;
 
-    // Contact: plane obstacles and the bodies' boundaries; the start must be farther apart than d̂.
+    // Contact: the bodies' boundaries and the obstacles; the start must be farther apart than d̂.
     if (m_scene.contact.enabled) {
-        std::vector<contact::Plane> planes;
-        for (std::size_t k = 0; k < m_scene.obstacles.size(); ++k) {
-            const auto& obstacle = m_scene.obstacles[k];
-            const std::string key = "obstacles[" + std::to_string(k) + "]";
-            if (obstacle.kind != io::Obstacle::Kind::plane) {
-                throw InputError(io::input_error_message(
-                    m_scene.file, key + ".mesh", "triangle-mesh obstacles are not supported yet",
-                    "use a plane obstacle, or model the obstacle as a body "
-                    "held by a `fixed` box"));
-            }
-            if (obstacle.velocity != Vec3{}) {
-                throw InputError(io::input_error_message(
-                    m_scene.file, key + ".velocity", "moving obstacles are not supported yet",
-                    "give a static obstacle (velocity [0, 0, 0]), or model it as "
-                    "a body with a `moving` box"));
-            }
-            planes.push_back({obstacle.point, obstacle.normal});
-        }
-        m_barrier = std::make_unique<contact::BarrierPotential>(comm, *m_surface, planes, dhat);
+        m_barrier = std::make_unique<contact::BarrierPotential>(comm, *m_surface, dhat);
         std::vector<Vec3> xs;
-        m_surface->gather(m_x, xs);
+        m_surface->begin_step(m_x);
+        m_surface->update_ghosts(m_x, nullptr, dhat);
+        m_surface->gather(m_x, m_surface->obstacle_positions(0.0), xs);
         const std::string close = m_barrier->first_close_pair(xs);
         if (!close.empty()) {
             std::string names;
@@ -269,6 +254,9 @@ solver::NewtonResult Simulation::step() {
     problem.h = h;
     problem.weight = m_integrator->potential_weight();
     problem.gravity = m_scene.gravity;
+    if (m_surface) {
+        problem.obstacle_target = m_surface->obstacle_positions(m_time + h);
+    }
     const solver::NewtonResult result = m_newton->minimize(m_x, problem, m_newton_settings);
     m_integrator->correct(h, m_x_old, m_x, m_v);
     ++m_step;
@@ -308,6 +296,7 @@ void Simulation::write_metrics(int step, const solver::NewtonResult& result, dou
              {"min_contact_distance", std::isfinite(result.min_distance) ? nlohmann::json(result.min_distance)
                                                                          : nlohmann::json(nullptr)},
              {"barrier_stiffness", result.kappa},
+             {"friction_lags", result.friction_lags},
              {"kinetic_energy", e[0]},
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},

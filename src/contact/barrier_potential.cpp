@@ -106,25 +106,23 @@ struct PairValue {
 
 } // namespace
 
-BarrierPotential::BarrierPotential(MPI_Comm comm,
-                                   const ContactSurface& surface,
-                                   std::vector<Plane> planes,
-                                   double dhat)
-    : m_comm(comm), m_surface(surface), m_planes(std::move(planes)), m_dhat(dhat) {
-    m_owned.assign(static_cast<std::size_t>(surface.num_vertices()), 0);
-    for (const int s : surface.owned_surface()) {
-        m_owned[static_cast<std::size_t>(s)] = 1;
-    }
-    // Rest edge lengths (mollifier thresholds) and the grid cell: the mean rest edge length.
+BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface, double dhat)
+    : m_comm(comm), m_surface(surface), m_dhat(dhat) {
+    // Grid cell: the mean rest length of the bodies' boundary edges (obstacle meshes may be far coarser).
     double total = 0.0;
+    int count = 0;
     for (const auto& e : surface.edges()) {
+        if (surface.is_obstacle(e[0])) {
+            continue;
+        }
         const auto& a = surface.rest_positions()[static_cast<std::size_t>(e[0])];
         const auto& b = surface.rest_positions()[static_cast<std::size_t>(e[1])];
         const double l2 =
             (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
         total += std::sqrt(l2);
+        ++count;
     }
-    m_cell = std::max(surface.edges().empty() ? 1.0 : total / surface.edges().size(), 2.0 * dhat);
+    m_cell = std::max(count == 0 ? 1.0 : total / count, 2.0 * dhat);
 }
 
 bool BarrierPotential::owns(const Pair& pair) const {
@@ -137,7 +135,7 @@ bool BarrierPotential::owns(const Pair& pair) const {
             smallest = pair.v[static_cast<std::size_t>(k)];
         }
     }
-    return m_owned[static_cast<std::size_t>(smallest)] != 0;
+    return m_surface.owns(smallest);
 }
 
 std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vector<Vec3>& xs,
@@ -146,47 +144,37 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
     const auto& tris = m_surface.triangles();
     const auto& edges = m_surface.edges();
     const auto& constrained = m_surface.vertex_constrained();
-    const int n = m_surface.num_vertices();
     std::vector<Pair> pairs;
-    auto keep = [&](std::initializer_list<int> ids) {
-        bool any_owned = false;
-        bool all_constrained = true;
-        for (const int id : ids) {
-            any_owned = any_owned || m_owned[static_cast<std::size_t>(id)] != 0;
-            all_constrained = all_constrained && constrained[static_cast<std::size_t>(id)] != 0;
-        }
-        return any_owned && !all_constrained;
-    };
-
-    // Work only where this rank owns a vertex: owned points against all triangles, and all points against
-    // triangles with an owned corner; edges with an owned vertex against all edges. Each pair is then
-    // found at least once, and duplicates are removed after the sort below.
+    auto owned = [&](int id) { return m_surface.owns(id); };
     auto has_owned = [&](std::initializer_list<int> ids) {
-        for (const int id : ids) {
-            if (m_owned[static_cast<std::size_t>(id)]) {
-                return true;
-            }
-        }
-        return false;
+        return std::any_of(ids.begin(), ids.end(), owned);
+    };
+    // A pair is kept when this rank owns one of its rows and not all of them are prescribed.
+    auto keep = [&](std::initializer_list<int> ids) {
+        return has_owned(ids) && !std::all_of(ids.begin(), ids.end(), [&](int id) {
+                   return constrained[static_cast<std::size_t>(id)] != 0;
+               });
     };
 
+    // Work only where this rank owns a row: owned points against all known triangles, and all known points
+    // against triangles with an owned corner; edges with an owned row against all known edges. Each pair
+    // is then found at least once, and duplicates are removed after the sort below.
     // Point–triangle.
     std::vector<Box> triangle_box(tris.size());
     HashGrid all_triangles(m_cell), owned_triangles(m_cell);
-    for (std::size_t t = 0; t < tris.size(); ++t) {
-        triangle_box[t] = box_of({tris[t][0], tris[t][1], tris[t][2]}, xs, ps, 0.5 * inflation);
-        all_triangles.insert(static_cast<int>(t), triangle_box[t]);
-        if (has_owned({tris[t][0], tris[t][1], tris[t][2]})) {
-            owned_triangles.insert(static_cast<int>(t), triangle_box[t]);
+    for (const int t : m_surface.known_triangles()) {
+        const auto& tri = tris[static_cast<std::size_t>(t)];
+        triangle_box[static_cast<std::size_t>(t)] = box_of({tri[0], tri[1], tri[2]}, xs, ps, 0.5 * inflation);
+        all_triangles.insert(t, triangle_box[static_cast<std::size_t>(t)]);
+        if (has_owned({tri[0], tri[1], tri[2]})) {
+            owned_triangles.insert(t, triangle_box[static_cast<std::size_t>(t)]);
         }
     }
     std::vector<int> found;
-    for (int v = 0; v < n; ++v) {
+    for (const int v : m_surface.known_vertices()) {
         const Box vb = box_of({v}, xs, ps, 0.5 * inflation);
         found.clear();
-        (m_owned[static_cast<std::size_t>(v)] ? all_triangles : owned_triangles).query(vb, [&](int t) {
-            found.push_back(t);
-        });
+        (owned(v) ? all_triangles : owned_triangles).query(vb, [&](int t) { found.push_back(t); });
         std::sort(found.begin(), found.end());
         found.erase(std::unique(found.begin(), found.end()), found.end());
         for (const int t : found) {
@@ -203,25 +191,26 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
     // Edge–edge, each unordered pair stored once (smaller edge index first).
     HashGrid edge_grid(m_cell);
     std::vector<Box> edge_box(edges.size());
-    for (std::size_t e = 0; e < edges.size(); ++e) {
-        edge_box[e] = box_of({edges[e][0], edges[e][1]}, xs, ps, 0.5 * inflation);
-        edge_grid.insert(static_cast<int>(e), edge_box[e]);
+    for (const int e : m_surface.known_edges()) {
+        const auto& edge = edges[static_cast<std::size_t>(e)];
+        edge_box[static_cast<std::size_t>(e)] = box_of({edge[0], edge[1]}, xs, ps, 0.5 * inflation);
+        edge_grid.insert(e, edge_box[static_cast<std::size_t>(e)]);
     }
-    for (std::size_t a = 0; a < edges.size(); ++a) {
-        if (!has_owned({edges[a][0], edges[a][1]})) {
+    for (const int a : m_surface.known_edges()) {
+        if (!has_owned({edges[static_cast<std::size_t>(a)][0], edges[static_cast<std::size_t>(a)][1]})) {
             continue;
         }
         found.clear();
-        edge_grid.query(edge_box[a], [&](int b) {
-            if (static_cast<std::size_t>(b) != a) {
+        edge_grid.query(edge_box[static_cast<std::size_t>(a)], [&](int b) {
+            if (b != a) {
                 found.push_back(b);
             }
         });
         std::sort(found.begin(), found.end());
         found.erase(std::unique(found.begin(), found.end()), found.end());
         for (const int b : found) {
-            const auto first = std::min(a, static_cast<std::size_t>(b));
-            const auto second = std::max(a, static_cast<std::size_t>(b));
+            const auto first = static_cast<std::size_t>(std::min(a, b));
+            const auto second = static_cast<std::size_t>(std::max(a, b));
             const auto& ea = edges[first];
             const auto& eb = edges[second];
             if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] ||
@@ -232,13 +221,12 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
         }
     }
 
-    // Point–plane: every owned vertex against every plane (prescribed ones too, so that a prescribed motion
+    // Point–plane: every owned row against every plane (prescribed ones too, so that a prescribed motion
     // cannot push through a plane and a start behind one is caught).
-    for (std::size_t k = 0; k < m_planes.size(); ++k) {
-        for (int v = 0; v < n; ++v) {
-            if (m_owned[static_cast<std::size_t>(v)]) {
-                pairs.push_back({Kind::point_plane, {v, static_cast<int>(k), 0, 0}});
-            }
+    const auto& planes = m_surface.planes();
+    for (std::size_t k = 0; k < planes.size(); ++k) {
+        for (const int v : m_surface.owned_surface()) {
+            pairs.push_back({Kind::point_plane, {v, static_cast<int>(k), planes[k].row, 0}});
         }
     }
     std::sort(pairs.begin(), pairs.end());
@@ -246,6 +234,13 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
                             [](const Pair& x, const Pair& y) { return x.kind == y.kind && x.v == y.v; }),
                 pairs.end());
     return pairs;
+}
+
+double BarrierPotential::plane_distance(const Pair& pair, const std::vector<Vec3>& xs) const {
+    const Vec3& n = m_surface.planes()[static_cast<std::size_t>(pair.v[1])].normal;
+    const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
+    const Vec3& q = xs[static_cast<std::size_t>(pair.v[2])];
+    return n[0] * (p[0] - q[0]) + n[1] * (p[1] - q[1]) + n[2] * (p[2] - q[2]);
 }
 
 double BarrierPotential::pair_squared_distance(const Pair& pair, const std::vector<Vec3>& xs) const {
@@ -262,10 +257,7 @@ double BarrierPotential::pair_squared_distance(const Pair& pair, const std::vect
     case Kind::point_plane:
         break;
     }
-    const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
-    const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
-    const double d = plane.normal[0] * (p[0] - plane.point[0]) + plane.normal[1] * (p[1] - plane.point[1]) +
-                     plane.normal[2] * (p[2] - plane.point[2]);
+    const double d = plane_distance(pair, xs);
     return d > 0.0 ? d * d : 0.0; // on or behind the plane: no admissible distance
 }
 
@@ -395,27 +387,27 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
     };
     for (const Pair& pair : active_pairs(xs)) {
         if (pair.kind == Kind::point_plane) {
-            const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
-            const Vec3& p = xs[static_cast<std::size_t>(pair.v[0])];
-            const double d = plane.normal[0] * (p[0] - plane.point[0]) +
-                             plane.normal[1] * (p[1] - plane.point[1]) +
-                             plane.normal[2] * (p[2] - plane.point[2]);
+            const Vec3& n = m_surface.planes()[static_cast<std::size_t>(pair.v[1])].normal;
+            const double d = plane_distance(pair, xs);
             const double s = d * d;
             const double db = kernels::barrier_first_derivative(s, s_hat);
             const double ddb = kernels::barrier_second_derivative(s, s_hat);
-            // ∇s = 2 d n, ∇²s = 2 n nᵀ: the Hessian is (4 d² b'' + 2 b') n nᵀ, clamped at zero (PSD).
+            // ∇s = 2 d n, ∇²s = 2 n nᵀ for the vertex (the plane's row enters with the opposite sign):
+            // the Hessian is (4 d² b'' + 2 b') n nᵀ, clamped at zero (PSD).
             const double curvature = std::max(0.0, 4.0 * s * ddb + 2.0 * db);
             const int row = m_surface.local_of_surface(pair.v[0]);
-            double block[9];
+            double block[9], coupling[9];
             for (int c = 0; c < 3; ++c) {
                 gradient[static_cast<std::size_t>(3 * row + c)] +=
-                    kappa * db * 2.0 * d * plane.normal[static_cast<std::size_t>(c)];
+                    kappa * db * 2.0 * d * n[static_cast<std::size_t>(c)];
                 for (int e = 0; e < 3; ++e) {
-                    block[3 * c + e] = curvature * plane.normal[static_cast<std::size_t>(c)] *
-                                       plane.normal[static_cast<std::size_t>(e)];
+                    block[3 * c + e] =
+                        curvature * n[static_cast<std::size_t>(c)] * n[static_cast<std::size_t>(e)];
+                    coupling[3 * c + e] = -block[3 * c + e];
                 }
             }
             add(pair.v[0], pair.v[0], block, 3);
+            add(pair.v[0], pair.v[2], coupling, 3); // a moving plane pushes through this block
             continue;
         }
         kernels::Vec3 x[4];
@@ -426,8 +418,8 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
         const PairValue value = evaluate_pair(pair.kind, x, s_hat, eps_x, true);
         for (int a = 0; a < 4; ++a) {
             const int va = pair.v[static_cast<std::size_t>(a)];
-            if (!m_owned[static_cast<std::size_t>(va)]) {
-                continue; // another rank adds this vertex's rows
+            if (!m_surface.owns(va)) {
+                continue; // another rank adds this row
             }
             const int row = m_surface.local_of_surface(va);
             for (int c = 0; c < 3; ++c) {
@@ -461,10 +453,10 @@ double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector
     for (const Pair& pair : candidates(xs, &ps, m_dhat)) {
         const double d0 = std::sqrt(pair_squared_distance(pair, xs));
         if (pair.kind == Kind::point_plane) {
-            const Plane& plane = m_planes[static_cast<std::size_t>(pair.v[1])];
+            const Vec3& n = m_surface.planes()[static_cast<std::size_t>(pair.v[1])].normal;
             const Vec3& p = ps[static_cast<std::size_t>(pair.v[0])];
-            const double approach =
-                -(plane.normal[0] * p[0] + plane.normal[1] * p[1] + plane.normal[2] * p[2]);
+            const Vec3& q = ps[static_cast<std::size_t>(pair.v[2])];
+            const double approach = -(n[0] * (p[0] - q[0]) + n[1] * (p[1] - q[1]) + n[2] * (p[2] - q[2]));
             if (approach > 0.0) {
                 alpha = std::min(alpha, 0.8 * d0 / approach); // keep 20% of the gap
             }
@@ -501,29 +493,35 @@ double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector
     return comm::allreduce_min(m_comm, alpha);
 }
 
+std::string BarrierPotential::describe_row(int s) const {
+    const int body = m_surface.vertex_body()[static_cast<std::size_t>(s)];
+    if (body >= 0) {
+        return "body " + std::to_string(body) + " node " +
+               std::to_string(m_surface.vertex_gid()[static_cast<std::size_t>(s)]);
+    }
+    int first = s; // obstacle rows of one obstacle are contiguous
+    while (first > 0 && m_surface.vertex_body()[static_cast<std::size_t>(first - 1)] == body) {
+        --first;
+    }
+    return "obstacles[" + std::to_string(-1 - body) + "] vertex " + std::to_string(s - first);
+}
+
 std::string BarrierPotential::first_close_pair(const std::vector<Vec3>& xs) const {
     const double s_hat = m_dhat * m_dhat;
     std::string found;
     for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
         const double s = pair_squared_distance(pair, xs);
         if (s < s_hat && owns(pair)) {
-            const auto& gid = m_surface.vertex_gid();
-            const auto& body = m_surface.vertex_body();
             std::ostringstream text;
             text.precision(6);
             if (pair.kind == Kind::point_plane) {
-                text << "body " << body[static_cast<std::size_t>(pair.v[0])] << " node "
-                     << gid[static_cast<std::size_t>(pair.v[0])] << " is at distance " << std::sqrt(s)
-                     << " m from obstacles[" << pair.v[1] << "] (plane)";
+                text << describe_row(pair.v[0]) << " is at distance " << std::sqrt(s) << " m from obstacles["
+                     << m_surface.planes()[static_cast<std::size_t>(pair.v[1])].obstacle << "] (plane)";
             } else {
-                text << (pair.kind == Kind::point_triangle ? "point-triangle" : "edge-edge")
-                     << " pair of bodies " << body[static_cast<std::size_t>(pair.v[0])] << " and "
-                     << body[static_cast<std::size_t>(pair.v[3])] << " (nodes "
-                     << gid[static_cast<std::size_t>(pair.v[0])] << " "
-                     << gid[static_cast<std::size_t>(pair.v[1])] << " "
-                     << gid[static_cast<std::size_t>(pair.v[2])] << " "
-                     << gid[static_cast<std::size_t>(pair.v[3])] << ") is at distance " << std::sqrt(s)
-                     << " m";
+                text << (pair.kind == Kind::point_triangle ? "point-triangle" : "edge-edge") << " pair ("
+                     << describe_row(pair.v[0]) << ", " << describe_row(pair.v[1]) << ", "
+                     << describe_row(pair.v[2]) << ", " << describe_row(pair.v[3]) << ") is at distance "
+                     << std::sqrt(s) << " m";
             }
             found = text.str();
             break;

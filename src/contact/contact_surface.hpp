@@ -1,17 +1,28 @@
 #pragma once
 /// @file contact_surface.hpp
-/// @brief The boundary primitives that take part in contact, known to every rank.
+/// @brief The primitives that take part in contact, and the ghost exchange that gives every rank the
+/// ones near its own.
 ///
-/// Every rank holds the topology of the whole boundary (vertices, edges, triangles as surface-vertex
-/// indices) and, once per Newton iteration, the current positions of all surface vertices, gathered
-/// from their owners. Surface vertices are numbered by owner rank, then global id, so one
-/// MPI_Allgatherv of the owned rows fills the replicated array in surface order.
+/// Surface rows ("surface vertices") are numbered the same on every rank:
+/// - rows [0, num_body_vertices): the bodies' boundary vertices, ordered by owner rank, then global id;
+/// - rows [num_body_vertices, num_vertices): obstacle rows: the vertices of triangle-mesh obstacles, then
+///   one row per plane obstacle holding a point of the plane. Obstacles move rigidly with a prescribed
+///   velocity; their rows are known on every rank and never exchanged.
+/// Triangles and edges (body boundary, then obstacle meshes) refer to rows. The topology and the rest
+/// positions are replicated (set up once); positions are not.
 ///
-/// This replicated design keeps contact across ranks exact and simple: every rank sees every pair.
-/// Its cost grows with the boundary size (O(n^{2/3}) of the mesh) on every rank; exchanging only the
-/// primitives inside neighbours' inflated bounding boxes is the scalable refinement (see README).
+/// Contact ghosts. A rank's own primitives are the triangles and edges with a vertex it owns (all their
+/// vertices are local nodes, because the element ghost ring is one element deep). Each rank bounds its own
+/// primitives over the step so far, {xᵗ, x, x + p} (and any friction lagging point), inflates the box
+/// by d̂, and shares it (MPI_Allgather
+/// of 6 doubles). A rank then sends to every other rank the owned vertices of its own primitives whose
+/// (uninflated) swept box overlaps that rank's box. Any primitive that can come within d̂ of one of
+/// rank r's own primitives anywhere on the segments x → x + p therefore reaches r, and so do the primitives
+/// of the pairs lagged at xᵗ for friction. The plan is refreshed at every Newton iteration
+/// (`update_ghosts`); `gather` then moves only the rows the plan names, point to point.
 
 #include "src/core/types.hpp"
+#include "src/io/scene.hpp"
 #include "src/mesh/distribute.hpp"
 #include "src/mesh/scene_mesh.hpp"
 
@@ -22,44 +33,103 @@
 
 namespace intact::contact {
 
+/// A plane obstacle: its row holds a point of the plane; `normal` (unit) points to the free side.
+struct Plane {
+    int row = 0;
+    Vec3 normal{};
+    int obstacle = 0; ///< index in the scene's `obstacles`
+};
+
 class ContactSurface {
 public:
-    /// Collective. `scene_mesh` is read on rank 0 only (boundary extraction), then broadcast.
-    ContactSurface(MPI_Comm comm, const SceneMesh& scene_mesh, const LocalMesh& local);
+    /// Collective. `scene_mesh` is read on rank 0 only (boundary extraction, obstacle meshes), then
+    /// broadcast; `obstacles` (the scene's, same on every rank) give planes and velocities.
+    ContactSurface(MPI_Comm comm,
+                   const SceneMesh& scene_mesh,
+                   const std::vector<io::Obstacle>& obstacles,
+                   const LocalMesh& local);
 
     int num_vertices() const { return static_cast<int>(m_vertex_gid.size()); }
+    int num_body_vertices() const { return m_num_body_vertices; }
+    int num_obstacle_rows() const { return num_vertices() - m_num_body_vertices; }
+    bool is_obstacle(int s) const { return s >= m_num_body_vertices; }
+
+    /// Per row: global node id (obstacle rows: global_num_nodes + k, above every body node).
     const std::vector<GlobalId>& vertex_gid() const { return m_vertex_gid; }
+    /// Per row: body index, or −1 − k for a row of obstacle k.
     const std::vector<int>& vertex_body() const { return m_vertex_body; }
+    /// Per row: 1 when its motion is prescribed (fixed or moving nodes, obstacles).
     const std::vector<char>& vertex_constrained() const { return m_vertex_constrained; }
     const std::vector<Vec3>& rest_positions() const { return m_rest; }
     const std::vector<std::array<int, 3>>& triangles() const { return m_triangles; }
     const std::vector<std::array<int, 2>>& edges() const { return m_edges; }
+    const std::vector<Plane>& planes() const { return m_planes; }
 
-    /// Surface vertices this rank owns: their surface indices and local node indices (same order).
+    /// Obstacle rows at time t (rest + velocity · t), size num_obstacle_rows. Host.
+    std::vector<Vec3> obstacle_positions(double time) const;
+
+    /// Surface rows this rank owns: their row indices and local node indices (same order).
     const std::vector<int>& owned_surface() const { return m_owned_surface; }
     const std::vector<int>& owned_local() const { return m_owned_local; }
-    /// Surface index of a local node, or -1 when the node is not on the surface.
-    int surface_index_of_local(int local) const {
-        return m_surface_of_local[static_cast<std::size_t>(local)];
-    }
-    /// Local node index of a surface vertex this rank holds (owned or ghost), or -1.
+    bool owns(int s) const { return m_owned[static_cast<std::size_t>(s)] != 0; }
+    /// Local node index of a body row this rank holds (owned or ghost), or -1.
     int local_of_surface(int surface) const { return m_local_of_surface[static_cast<std::size_t>(surface)]; }
 
-    /// Fill `out` (size num_vertices) with the rows of `field` of all surface vertices, gathered from
-    /// their owners. Collective.
-    void gather(const NodeField& field, std::vector<Vec3>& out) const;
+    /// Remember the step's start xᵗ (rows of local nodes, ghosts current): ghost boxes include it until
+    /// the next begin_step. Local.
+    void begin_step(const NodeField& x);
+    /// Also cover x (a friction lagging point) in the ghost boxes until the next begin_step. Local.
+    void add_anchor(const NodeField& x);
+
+    /// Rebuild the ghost plan for positions x and, when given, the step x → x + step (both with current
+    /// ghost rows). `inflation` is d̂. Collective.
+    void update_ghosts(const NodeField& x, const NodeField* step, double inflation);
+
+    /// Rows this rank can use after the last `update_ghosts`: owned, received and obstacle mesh rows (not
+    /// the plane rows, which are no primitive's vertex), and the triangles and edges whose vertices are
+    /// all such rows. Sorted.
+    const std::vector<int>& known_vertices() const { return m_known_vertices; }
+    const std::vector<int>& known_triangles() const { return m_known_triangles; }
+    const std::vector<int>& known_edges() const { return m_known_edges; }
+    /// Body rows received from other ranks by the current plan.
+    int num_ghost_rows() const { return static_cast<int>(m_recv_rows.size()); }
+
+    /// Fill `out` (size num_vertices) with `field`'s rows of the known body rows (owned ones from this
+    /// rank, the others from their owners by the current plan) and `obstacle_rows` in the obstacle rows.
+    /// Rows that are not known keep whatever they held. Collective.
+    void gather(const NodeField& field, const std::vector<Vec3>& obstacle_rows, std::vector<Vec3>& out) const;
 
 private:
     MPI_Comm m_comm;
+    int m_rank = 0;
+    int m_size = 1;
+    int m_num_body_vertices = 0;
     std::vector<GlobalId> m_vertex_gid;
     std::vector<int> m_vertex_body;
     std::vector<char> m_vertex_constrained;
     std::vector<Vec3> m_rest;
+    std::vector<Vec3> m_obstacle_velocity; ///< per obstacle row
     std::vector<std::array<int, 3>> m_triangles;
     std::vector<std::array<int, 2>> m_edges;
-    std::vector<int> m_owned_surface, m_owned_local, m_surface_of_local, m_local_of_surface;
-    std::vector<int> m_counts, m_offsets; ///< per rank, in doubles (3 per vertex)
-    mutable std::vector<double> m_send, m_receive;
+    std::vector<Plane> m_planes;
+    std::vector<int> m_owned_surface, m_owned_local, m_local_of_surface;
+    std::vector<char> m_owned;
+
+    // Static: own primitives and their rows; row → incident triangles / edges (CSR).
+    std::vector<int> m_own_triangles, m_own_edges;
+    std::vector<int> m_local_rows;            ///< body rows of local nodes (owned and ghosts)
+    std::vector<std::vector<Vec3>> m_anchors; ///< xᵗ and lagging points, per row of m_local_rows
+    std::vector<int> m_row_of_local_index;    ///< row → index in m_local_rows, or -1
+    std::vector<int> m_triangle_offsets, m_triangle_ids, m_edge_offsets, m_edge_ids;
+
+    // The plan: rows sent to / received from each neighbour, in blocks.
+    std::vector<int> m_send_ranks, m_send_offsets, m_send_rows;
+    std::vector<int> m_recv_ranks, m_recv_offsets, m_recv_rows;
+    std::vector<int> m_known_vertices, m_known_triangles, m_known_edges;
+    std::vector<char> m_known;
+    bool m_has_plan = false;
+    mutable std::vector<double> m_send_buffer, m_recv_buffer;
+    mutable std::vector<MPI_Request> m_requests;
 };
 
 } // namespace intact::contact

@@ -42,34 +42,39 @@ FrictionPotential::FrictionPotential(
     MPI_Comm comm, const ContactSurface& surface, const BarrierPotential& barrier, double mu, double epsv)
     : m_comm(comm), m_surface(surface), m_barrier(barrier), m_mu(mu), m_epsv(epsv) {}
 
-void FrictionPotential::lag(const std::vector<Vec3>& xs_start, double kappa, double h) {
+void FrictionPotential::lag(const std::vector<Vec3>& xs_start,
+                            const std::vector<Vec3>& xs_lag,
+                            double kappa,
+                            double h) {
     m_start = xs_start;
     m_eps_v_h = m_epsv * h;
     m_pairs.clear();
     const double s_hat = m_barrier.dhat() * m_barrier.dhat();
-    for (const auto& pair : m_barrier.active_pairs(xs_start)) {
+    for (const auto& pair : m_barrier.active_pairs(xs_lag)) {
         Lagged lagged;
         lagged.owned = m_barrier.owns(pair);
         lagged.v = pair.v;
         if (pair.kind == BarrierPotential::Kind::point_plane) {
-            const Plane& plane = m_barrier.planes()[static_cast<std::size_t>(pair.v[1])];
-            const Vec3& p = xs_start[static_cast<std::size_t>(pair.v[0])];
-            const double d = plane.normal[0] * (p[0] - plane.point[0]) +
-                             plane.normal[1] * (p[1] - plane.point[1]) +
-                             plane.normal[2] * (p[2] - plane.point[2]);
-            lagged.count = 1;
+            // Slip of the vertex relative to the plane's row (a moving plane drags the vertex along).
+            const Vec3& n = m_surface.planes()[static_cast<std::size_t>(pair.v[1])].normal;
+            const Vec3& p = xs_lag[static_cast<std::size_t>(pair.v[0])];
+            const Vec3& q = xs_lag[static_cast<std::size_t>(pair.v[2])];
+            const double d = n[0] * (p[0] - q[0]) + n[1] * (p[1] - q[1]) + n[2] * (p[2] - q[2]);
+            lagged.count = 2;
+            lagged.v = {pair.v[0], pair.v[2], 0, 0};
             lagged.normal_force = -2.0 * kappa * d * kernels::barrier_first_derivative(d * d, s_hat);
             lagged.c.setZero();
             lagged.c(0) = 1.0;
+            lagged.c(1) = -1.0;
             // Basis ⟂ n: the same construction as a point–point pair along n.
             const kernels::Vec3 zero = kernels::Vec3::Zero();
-            lagged.P = kernels::point_point_tangent_basis(zero, vec(plane.normal));
+            lagged.P = kernels::point_point_tangent_basis(zero, vec(n));
             m_pairs.push_back(lagged);
             continue;
         }
         kernels::Vec3 x[4];
         for (int k = 0; k < 4; ++k) {
-            x[k] = vec(xs_start[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+            x[k] = vec(xs_lag[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         lagged.count = 4;
         double s = 0.0;

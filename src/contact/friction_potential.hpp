@@ -2,12 +2,13 @@
 /// @file friction_potential.hpp
 /// @brief Lagged, smoothed Coulomb friction (IPC spec §6): D(x) = Σ_k μ N_k f0(‖u_k(x)‖).
 ///
-/// At the start of a step the active contact pairs are frozen ("lagged") with their normal force
-/// N_k = −2 κ d_k b'(s_k) (times the mollifier for edge pairs), closest-point coefficients c_k and
-/// tangent basis P_k, all taken at xᵗ. During the solve u_k = P_kᵀ Σ_j c_kj (x_j − x_jᵗ) is the
-/// tangential slip of the pair; f0 smooths the stick–slip transition over ε_v h. One lagging
-/// iteration per step (the IPC default): pairs that appear during the solve get friction from the next
-/// step on. Pairs are owned and evaluated exactly like the barrier's. Host code.
+/// The active contact pairs are frozen ("lagged") with their normal force N_k = −2 κ d_k b'(s_k) (times
+/// the mollifier for edge pairs), closest-point coefficients c_k and tangent basis P_k, taken at a
+/// lagging point: xᵗ at the start of a step, then the solution of each lagged solve (IPC spec §6.5;
+/// `contact.friction_iterations` lagged solves at most, 1 by default). During a solve
+/// u_k = P_kᵀ Σ_j c_kj (x_j − x_jᵗ) is the tangential slip of the pair since the step's start; f0 smooths
+/// the stick–slip transition over ε_v h. Pairs that appear during a solve get friction from the next lag
+/// on. Pairs are owned and evaluated exactly like the barrier's. Host code.
 
 #include "src/contact/barrier_potential.hpp"
 
@@ -26,8 +27,9 @@ public:
                       double mu,
                       double epsv);
 
-    /// Freeze the pair set, normal forces, coefficients and bases at the step's start `xs_start`.
-    void lag(const std::vector<Vec3>& xs_start, double kappa, double h);
+    /// Freeze the pair set, normal forces, coefficients and bases at the lagging point `xs_lag`; slips
+    /// are measured from the step's start `xs_start` (the same rows at a step's first lag). Local.
+    void lag(const std::vector<Vec3>& xs_start, const std::vector<Vec3>& xs_lag, double kappa, double h);
 
     /// Σ over lagged pairs this rank owns of μ N f0(‖u‖), summed over ranks. Collective.
     double energy(const std::vector<Vec3>& xs) const;

@@ -243,6 +243,18 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     for (auto& obstacle : root.objects("obstacles")) {
         scene.obstacles.push_back(read_obstacle(obstacle, scene.directory));
     }
+    // The resolved scene names obstacle meshes by absolute path and always states the velocity, so that
+    // `intact check` can place obstacles at any output time from the output folder alone.
+    for (std::size_t k = 0; k < scene.obstacles.size(); ++k) {
+        const Obstacle& obstacle = scene.obstacles[k];
+        auto& resolved = scene.resolved["obstacles"][k];
+        if (obstacle.kind == Obstacle::Kind::mesh) {
+            std::error_code ec;
+            const fs::path absolute = fs::absolute(obstacle.mesh.file, ec);
+            resolved["mesh"]["file"] = ec ? obstacle.mesh.file : absolute.lexically_normal().string();
+        }
+        resolved["velocity"] = std::vector<double>(obstacle.velocity.begin(), obstacle.velocity.end());
+    }
 
     JsonObject contact = root.optional_object("contact");
     scene.contact.enabled = contact.optional<bool>("enabled", true);
@@ -261,6 +273,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     scene.contact.epsv = contact.optional<double>("epsv", scene.contact.epsv);
     require_positive(contact, "epsv", scene.contact.epsv,
                      "give the friction smoothing velocity in m/s, e.g. 1e-3");
+    scene.contact.friction_iterations =
+        contact.optional<int>("friction_iterations", scene.contact.friction_iterations);
+    if (scene.contact.friction_iterations < 1) {
+        contact.fail("friction_iterations", "must be >= 1",
+                     "give the most lagged friction solves per time step, e.g. 1 (the IPC default) or 3");
+    }
     contact.finish();
 
     JsonObject integrator = root.optional_object("integrator");

@@ -81,8 +81,9 @@ struct Contact {
     bool enabled = true;
     std::optional<double> dhat; ///< metres; absent: dhat_relative × scene bounding-box diagonal
     double dhat_relative = 1e-3;
-    double friction = 0.0; ///< Coulomb coefficient μ >= 0
-    double epsv = 1e-3;    ///< m/s, friction smoothing velocity
+    double friction = 0.0;       ///< Coulomb coefficient μ >= 0
+    double epsv = 1e-3;          ///< m/s, friction smoothing velocity
+    int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
 };
 
 struct Scene {

@@ -35,7 +35,8 @@ NewtonSolver::NewtonSolver(const LocalMesh& mesh,
       m_direction("intact::solver::direction", mesh.num_local_nodes()),
       m_trial("intact::solver::trial", mesh.num_local_nodes()),
       m_boundary_step("intact::solver::boundary_step", mesh.num_local_nodes()),
-      m_product("intact::solver::product", mesh.num_local_nodes()) {}
+      m_product("intact::solver::product", mesh.num_local_nodes()),
+      m_step_start("intact::solver::step_start", mesh.num_local_nodes()) {}
 
 std::pair<double, double> NewtonSolver::potential_energies(const NodeField& x, const Vec3& gravity) const {
     const auto mass = m_elastic.lumped_mass();
@@ -53,6 +54,7 @@ std::pair<double, double> NewtonSolver::potential_energies(const NodeField& x, c
 
 std::pair<double, double> NewtonSolver::energy_change(const NodeField& x,
                                                       const NodeField& trial,
+                                                      const std::vector<Vec3>& obstacle_trial,
                                                       const StepProblem& problem,
                                                       const std::pair<double, double>& contact_at_x) const {
     const auto mass = m_elastic.lumped_mass();
@@ -84,7 +86,7 @@ std::pair<double, double> NewtonSolver::energy_change(const NodeField& x,
     if (m_barrier) {
         // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
         std::vector<Vec3> ts;
-        m_surface->gather(trial, ts);
+        m_surface->gather(trial, obstacle_trial, ts);
         const auto at_trial = contact_energies(ts);
         totals[0] +=
             m_kappa * (at_trial.first - contact_at_x.first) + (at_trial.second - contact_at_x.second);
@@ -159,7 +161,7 @@ void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
     }
 }
 
-void NewtonSolver::enable_contact(const contact::ContactSurface& surface,
+void NewtonSolver::enable_contact(contact::ContactSurface& surface,
                                   const contact::BarrierPotential& barrier,
                                   double length) {
     m_surface = &surface;
@@ -181,11 +183,15 @@ void NewtonSolver::enable_contact(const contact::ContactSurface& surface,
     m_kappa_min = 1e11 * mean_mass / (4.0 * s_ref * kernels::barrier_second_derivative(s_ref, s_hat));
     m_kappa_max = 100.0 * m_kappa_min;
     m_kappa = m_kappa_min;
+    m_obstacle_x = surface.obstacle_positions(0.0);
+    m_obstacle_step.assign(m_obstacle_x.size(), Vec3{});
+    m_obstacle_zero.assign(m_obstacle_x.size(), Vec3{});
     m_pcg.set_extra_operator([this](const NodeField& p, const NodeField& y) { apply_contact(p, y); });
 }
 
 void NewtonSolver::add_contact(const NodeField& x) {
-    m_surface->gather(x, m_xs);
+    m_surface->update_ghosts(x, nullptr, m_barrier->dhat());
+    m_surface->gather(x, m_obstacle_x, m_xs);
     m_contact_gradient.assign(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
     std::vector<contact::ContactBlock> blocks;
     m_barrier->derivatives(m_xs, m_kappa, m_contact_gradient, blocks);
@@ -222,7 +228,7 @@ void NewtonSolver::add_contact(const NodeField& x) {
 
 void NewtonSolver::apply_contact(const NodeField& p, const NodeField& y) {
     // Collective on every rank (the gather), whether or not this rank has blocks.
-    m_surface->gather(p, m_ps);
+    m_surface->gather(p, *m_obstacle_columns, m_ps);
     auto host_y = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
     const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_free);
     for (const auto& block : m_contact_blocks) {
@@ -266,8 +272,9 @@ bool NewtonSolver::snap_is_safe(const NodeField& x) {
     // element and closes no contact gap by more than 80%.
     double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, m_boundary_step));
     if (m_barrier) {
-        m_surface->gather(x, m_xs);
-        m_surface->gather(m_boundary_step, m_ps);
+        m_surface->update_ghosts(x, &m_boundary_step, m_barrier->dhat());
+        m_surface->gather(x, m_obstacle_x, m_xs);
+        m_surface->gather(m_boundary_step, m_obstacle_step, m_ps);
         alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
     }
     return alpha >= 1.0;
@@ -288,132 +295,180 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
     const int local_rows = static_cast<int>(x.extent(0));
 
     double smallest = std::numeric_limits<double>::infinity();
+    const std::vector<Vec3>& obstacle_target = problem.obstacle_target;
     if (m_barrier) {
+        INTACT_REQUIRE(obstacle_target.size() == m_obstacle_x.size(),
+                       "StepProblem::obstacle_target does not match the contact surface's obstacle rows");
+        m_surface->begin_step(x);
         initialize_kappa(x, problem);
         smallest = m_barrier->min_squared_distance(m_xs);
         if (m_friction) {
-            m_friction->lag(m_xs, m_kappa, problem.h); // x is xᵗ here: the lagging point
+            Kokkos::deep_copy(m_step_start, x);
+            m_obstacle_start = m_obstacle_x;
+            m_friction->lag(m_xs, m_xs, m_kappa, problem.h); // x is xᵗ here: the first lagging point
+            result.friction_lags = 1;
         }
     }
     const double tiny = (1e-9 * m_length) * (1e-9 * m_length);
 
-    for (int it = 0; it < settings.max_iterations; ++it) {
-        // 1. The boundary's remaining motion Δ (constrained rows, all local rows: no exchange needed).
-        double remaining = 0.0;
-        Kokkos::parallel_reduce(
-            "intact::solver::boundary_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
-            KOKKOS_LAMBDA(const int i, double& largest) {
-                for (int c = 0; c < 3; ++c) {
-                    const double d = free(i) == 0.0 ? target(i, c) - x(i, c) : 0.0;
-                    delta(i, c) = d;
-                    const double size = d < 0 ? -d : d;
-                    largest = size > largest ? size : largest;
-                }
-            },
-            Kokkos::Max<double>(remaining));
-        remaining = comm::allreduce_max(m_comm, remaining);
-        if (remaining > 0.0 && remaining <= 1e-3 * settings.tolerance * problem.h && snap_is_safe(x)) {
-            // A capped step leaves a geometric remainder that never reaches zero: once it is far below the
-            // solve's own resolution (1e-3 of ‖Δx‖∞ tolerance), the boundary is put on its target.
-            Kokkos::parallel_for(
-                "intact::solver::boundary_arrive", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
-                KOKKOS_LAMBDA(const int i) {
+    // The friction lag loop (IPC spec §6.5) around the Newton loop; without friction it runs once.
+    for (int lag = 1;; ++lag) {
+        bool lag_converged = false;
+        const int first = result.iterations;
+        for (int it = 0; first + it < settings.max_iterations; ++it) {
+            // 1. The boundary's remaining motion Δ (constrained rows, all local rows: no exchange needed).
+            double remaining = 0.0;
+            Kokkos::parallel_reduce(
+                "intact::solver::boundary_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                KOKKOS_LAMBDA(const int i, double& largest) {
                     for (int c = 0; c < 3; ++c) {
-                        if (free(i) == 0.0) {
-                            x(i, c) = target(i, c);
+                        const double d = free(i) == 0.0 ? target(i, c) - x(i, c) : 0.0;
+                        delta(i, c) = d;
+                        const double size = d < 0 ? -d : d;
+                        largest = size > largest ? size : largest;
+                    }
+                },
+                Kokkos::Max<double>(remaining));
+            remaining = comm::allreduce_max(m_comm, remaining);
+            for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) { // replicated: the same on every rank
+                for (std::size_t c = 0; c < 3; ++c) {
+                    m_obstacle_step[k][c] = obstacle_target[k][c] - m_obstacle_x[k][c];
+                    remaining = std::max(remaining, std::abs(m_obstacle_step[k][c]));
+                }
+            }
+            if (remaining > 0.0 && remaining <= 1e-3 * settings.tolerance * problem.h && snap_is_safe(x)) {
+                // A capped step leaves a geometric remainder that never reaches zero: once it is far below
+                // the solve's own resolution (1e-3 of ‖Δx‖∞ tolerance), the boundary is put on its target.
+                Kokkos::parallel_for(
+                    "intact::solver::boundary_arrive", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                    KOKKOS_LAMBDA(const int i) {
+                        for (int c = 0; c < 3; ++c) {
+                            if (free(i) == 0.0) {
+                                x(i, c) = target(i, c);
+                            }
+                            delta(i, c) = 0.0;
                         }
-                        delta(i, c) = 0.0;
-                    }
-                });
-            remaining = 0.0;
-        }
+                    });
+                m_obstacle_x = obstacle_target;
+                std::fill(m_obstacle_step.begin(), m_obstacle_step.end(), Vec3{});
+                remaining = 0.0;
+            }
 
-        // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f.
-        assemble(x, problem);
-        m_pcg.apply(delta, product); // elements and contact: the boundary pushes through both
-        Kokkos::parallel_for(
-            "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
-                for (int c = 0; c < 3; ++c) {
-                    rhs(i, c) = -gradient(i, c) - product(i, c);
-                }
-            });
-        const PcgResult linear = m_pcg.solve(rhs, p, settings.linear);
-        result.linear_iterations += linear.iterations;
-
-        // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance.
-        double p_max = 0.0;
-        Kokkos::parallel_reduce(
-            "intact::solver::direction_max", Kokkos::RangePolicy<ExecSpace>(0, n),
-            KOKKOS_LAMBDA(const int i, double& largest) {
-                for (int c = 0; c < 3; ++c) {
-                    const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
-                    largest = v > largest ? v : largest;
-                }
-            },
-            Kokkos::Max<double>(p_max));
-        result.residual = comm::allreduce_max(m_comm, p_max) / problem.h;
-        // At least one step is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it would
-        // stop slow bodies dead.
-        if (it > 0 && remaining == 0.0 && result.residual < settings.tolerance) {
-            result.converged = true;
-            break;
-        }
-
-        // 4. Full step d = p + Δ, capped so no neo-Hookean element loses more than 80% of its volume.
-        Kokkos::parallel_for(
-            "intact::solver::full_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
-            KOKKOS_LAMBDA(const int i) {
-                for (int c = 0; c < 3; ++c) {
-                    p(i, c) += delta(i, c);
-                }
-            });
-        double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, p));
-        if (m_barrier) {
-            // Conservative CCD on the surface: no pair closes more than 80% of its gap (IPC spec §8).
-            m_surface->gather(x, m_xs);
-            m_surface->gather(p, m_ps);
-            alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
-        }
-        const auto contact_at_x = contact_energies(m_xs); // shared by every trial below
-        bool accepted = false;
-        for (int halvings = 0; halvings < 60 && !accepted; ++halvings) {
-            const bool arrive = alpha == 1.0;
+            // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f.
+            assemble(x, problem);
+            m_obstacle_columns = &m_obstacle_step; // obstacles push through their contact blocks too
+            m_pcg.apply(delta, product);           // elements and contact: the boundary pushes through both
+            m_obstacle_columns = &m_obstacle_zero;
             Kokkos::parallel_for(
-                "intact::solver::trial_point", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, n),
                 KOKKOS_LAMBDA(const int i) {
                     for (int c = 0; c < 3; ++c) {
-                        // Constrained rows land exactly on their target when the whole step is taken.
-                        trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
+                        rhs(i, c) = -gradient(i, c) - product(i, c);
                     }
                 });
-            const auto [change, scale] = energy_change(x, trial, problem, contact_at_x);
-            // While the boundary moves, any finite state is taken; afterwards E must not rise beyond
-            // round-off of its terms.
-            accepted = remaining > 0.0 ? std::isfinite(change) : change <= 1e-13 * scale;
+            const PcgResult linear = m_pcg.solve(rhs, p, settings.linear);
+            result.linear_iterations += linear.iterations;
+
+            // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance.
+            double p_max = 0.0;
+            Kokkos::parallel_reduce(
+                "intact::solver::direction_max", Kokkos::RangePolicy<ExecSpace>(0, n),
+                KOKKOS_LAMBDA(const int i, double& largest) {
+                    for (int c = 0; c < 3; ++c) {
+                        const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
+                        largest = v > largest ? v : largest;
+                    }
+                },
+                Kokkos::Max<double>(p_max));
+            result.residual = comm::allreduce_max(m_comm, p_max) / problem.h;
+            // At least one step is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it
+            // would stop slow bodies dead. A later lag stops without a step when the direction with the
+            // updated lagged friction is already small: the lagging has converged.
+            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && result.residual < settings.tolerance) {
+                result.converged = true;
+                lag_converged = it == 0;
+                break;
+            }
+
+            // 4. Full step d = p + Δ, capped so no neo-Hookean element loses more than 80% of its volume.
+            Kokkos::parallel_for(
+                "intact::solver::full_step", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                KOKKOS_LAMBDA(const int i) {
+                    for (int c = 0; c < 3; ++c) {
+                        p(i, c) += delta(i, c);
+                    }
+                });
+            double alpha = comm::allreduce_min(m_comm, m_elastic.max_step(x, p));
+            if (m_barrier) {
+                // Conservative CCD on the surface: no pair closes more than 80% of its gap (IPC spec §8).
+                // The ghost plan now covers the whole segment x → x + p (and xᵗ, for the lagged friction
+                // pairs).
+                m_surface->update_ghosts(x, &p, m_barrier->dhat());
+                m_surface->gather(x, m_obstacle_x, m_xs);
+                m_surface->gather(p, m_obstacle_step, m_ps);
+                alpha = std::min(alpha, m_barrier->max_step(m_xs, m_ps));
+            }
+            const auto contact_at_x = contact_energies(m_xs); // shared by every trial below
+            bool accepted = false;
+            for (int halvings = 0; halvings < 60 && !accepted; ++halvings) {
+                const bool arrive = alpha == 1.0;
+                Kokkos::parallel_for(
+                    "intact::solver::trial_point", Kokkos::RangePolicy<ExecSpace>(0, local_rows),
+                    KOKKOS_LAMBDA(const int i) {
+                        for (int c = 0; c < 3; ++c) {
+                            // Constrained rows land exactly on their target when the whole step is taken.
+                            trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
+                        }
+                    });
+                m_obstacle_trial.resize(m_obstacle_x.size());
+                for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) {
+                    for (std::size_t c = 0; c < 3; ++c) {
+                        m_obstacle_trial[k][c] = arrive ? obstacle_target[k][c]
+                                                        : m_obstacle_x[k][c] + alpha * m_obstacle_step[k][c];
+                    }
+                }
+                const auto [change, scale] = energy_change(x, trial, m_obstacle_trial, problem, contact_at_x);
+                // While the boundary moves, any finite state is taken; afterwards E must not rise beyond
+                // round-off of its terms.
+                accepted = remaining > 0.0 ? std::isfinite(change) : change <= 1e-13 * scale;
+                if (!accepted) {
+                    alpha *= 0.5;
+                }
+            }
+            // A step too small to change anything is a failure, not progress (a jammed contact, say).
+            accepted = accepted && alpha > 1e-10;
+            result.iterations = first + it + 1;
             if (!accepted) {
-                alpha *= 0.5;
+                result.line_search_failed = true;
+                break;
+            }
+            Kokkos::deep_copy(x, trial);
+            m_obstacle_x = m_obstacle_trial;
+            if (m_barrier) {
+                // κ doubles when a pair is already tiny and still closing (IPC spec §4.3, global-minimum
+                // form).
+                m_surface->gather(x, m_obstacle_x, m_xs);
+                const double now = m_barrier->min_squared_distance(m_xs);
+                if (smallest < tiny && now < tiny && now < smallest) {
+                    m_kappa = std::min(2.0 * m_kappa, m_kappa_max);
+                }
+                smallest = now;
             }
         }
-        // A step too small to change anything is a failure, not progress (a jammed contact, say).
-        accepted = accepted && alpha > 1e-10;
-        result.iterations = it + 1;
-        if (!accepted) {
-            result.line_search_failed = true;
+        if (!m_friction || !result.converged || lag_converged || lag >= settings.friction_iterations) {
             break;
         }
-        Kokkos::deep_copy(x, trial);
-        if (m_barrier) {
-            // κ doubles when a pair is already tiny and still closing (IPC spec §4.3, global-minimum form).
-            m_surface->gather(x, m_xs);
-            const double now = m_barrier->min_squared_distance(m_xs);
-            if (smallest < tiny && now < tiny && now < smallest) {
-                m_kappa = std::min(2.0 * m_kappa, m_kappa_max);
-            }
-            smallest = now;
-        }
+        // Lag again at the solution: pairs, normal forces and bases at x, slips still from xᵗ.
+        m_surface->add_anchor(x);
+        m_surface->update_ghosts(x, nullptr, m_barrier->dhat());
+        m_surface->gather(m_step_start, m_obstacle_start, m_ps);
+        m_surface->gather(x, m_obstacle_x, m_xs);
+        m_friction->lag(m_ps, m_xs, m_kappa, problem.h);
+        result.friction_lags = lag + 1;
+        result.converged = false;
     }
     if (m_barrier) {
-        m_surface->gather(x, m_xs);
+        m_surface->gather(x, m_obstacle_x, m_xs);
         std::int64_t count = 0;
         for (const auto& pair : m_barrier->active_pairs(m_xs)) {
             count += m_barrier->owns(pair) ? 1 : 0;

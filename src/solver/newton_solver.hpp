@@ -28,7 +28,8 @@ namespace intact::solver {
 
 struct NewtonSettings {
     double tolerance = 1e-2;  ///< ‖p‖∞ / h below this (m/s) ends the solve
-    int max_iterations = 100; ///< the solve reports non-convergence past this
+    int max_iterations = 100; ///< Newton iterations per step (all lag iterations); non-convergence past this
+    int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
     PcgSettings linear;
 };
 
@@ -40,6 +41,8 @@ struct StepProblem {
     double h = 0.0;      ///< time step, s
     double weight = 1.0; ///< c
     Vec3 gravity{};      ///< m/s²
+    /// End-of-step positions of the obstacle rows of the contact surface (empty without contact).
+    std::vector<Vec3> obstacle_target;
 };
 
 struct NewtonResult {
@@ -50,7 +53,8 @@ struct NewtonResult {
     bool line_search_failed = false;
     long long contact_pairs = 0; ///< active contact pairs at the end of the solve (all ranks)
     double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance at the end (m)
-    double kappa = 0.0; ///< barrier stiffness at the end of the solve
+    double kappa = 0.0;    ///< barrier stiffness at the end of the solve
+    int friction_lags = 0; ///< lagged solves done (0 without friction)
 };
 
 class NewtonSolver {
@@ -69,8 +73,10 @@ public:
     /// scale below which a change is round-off. Collective.
     /// `contact_at_x`: the barrier (unweighted) and friction energies at x, computed once per Newton
     /// iteration by contact_energies (every trial of a line search shares them). Collective.
+    /// `obstacle_trial`: the obstacle rows at the trial point.
     std::pair<double, double> energy_change(const NodeField& x,
                                             const NodeField& trial,
+                                            const std::vector<Vec3>& obstacle_trial,
                                             const StepProblem& problem,
                                             const std::pair<double, double>& contact_at_x) const;
 
@@ -83,10 +89,11 @@ public:
     std::pair<double, double> potential_energies(const NodeField& x, const Vec3& gravity) const;
 
     /// Add IPC contact: barrier κ Σ b(s_k) on the pairs of `barrier`, κ adapted per step (IPC spec §4),
-    /// the line search capped by CCD. `length` is the scene's bounding-box diagonal l (m).
-    void enable_contact(const contact::ContactSurface& surface,
-                        const contact::BarrierPotential& barrier,
-                        double length);
+    /// the line search capped by CCD. `length` is the scene's bounding-box diagonal l (m). Obstacles
+    /// start at their rest rows; each step moves them to StepProblem::obstacle_target like the prescribed
+    /// nodes (the Dirichlet part of the step).
+    void
+    enable_contact(contact::ContactSurface& surface, const contact::BarrierPotential& barrier, double length);
     /// Add lagged friction (IPC spec §6) on top of contact; lagged once per step at its start.
     void enable_friction(contact::FrictionPotential& friction) { m_friction = &friction; }
 
@@ -112,12 +119,17 @@ private:
     void apply_contact(const NodeField& p, const NodeField& y);
     void initialize_kappa(const NodeField& x, const StepProblem& problem);
     bool snap_is_safe(const NodeField& x);
-    const contact::ContactSurface* m_surface = nullptr;
+    contact::ContactSurface* m_surface = nullptr; ///< its ghost plan is refreshed here
     const contact::BarrierPotential* m_barrier = nullptr;
     contact::FrictionPotential* m_friction = nullptr;
     double m_kappa = 0.0, m_kappa_min = 0.0, m_kappa_max = 0.0, m_length = 1.0;
     std::vector<contact::ContactBlock> m_contact_blocks; ///< off-diagonal contact blocks of owned rows
     std::vector<Vec3> m_xs, m_ps;                        ///< gathered surface rows
+    // Obstacle rows: where they are now, their remaining motion this step, and zeros (PCG directions
+    // leave prescribed rows alone). m_obstacle_columns says which of these the contact operator uses.
+    std::vector<Vec3> m_obstacle_x, m_obstacle_step, m_obstacle_trial, m_obstacle_zero, m_obstacle_start;
+    NodeField m_step_start; ///< xᵗ, for friction lags after the first
+    const std::vector<Vec3>* m_obstacle_columns = &m_obstacle_zero;
     std::vector<double> m_contact_gradient;
 };
 
