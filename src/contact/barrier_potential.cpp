@@ -50,52 +50,23 @@ Box box_of(std::initializer_list<int> ids,
     return box;
 }
 
-bool overlap(const Box& a, const Box& b) {
-    for (int c = 0; c < 3; ++c) {
-        if (a.hi[static_cast<std::size_t>(c)] < b.lo[static_cast<std::size_t>(c)] ||
-            b.hi[static_cast<std::size_t>(c)] < a.lo[static_cast<std::size_t>(c)]) {
-            return false;
-        }
+// Upload host boxes to a device BoxList (reallocated only when the count changes).
+void upload(const std::vector<Box>& boxes, BoxList& list) {
+    if (list.size() != static_cast<int>(boxes.size()) || !list.lo.data()) {
+        list.lo = Kokkos::View<double* [3], MemSpace>("intact::contact::box_lo", boxes.size());
+        list.hi = Kokkos::View<double* [3], MemSpace>("intact::contact::box_hi", boxes.size());
     }
-    return true;
-}
-
-// A uniform hash grid over boxes; `visit` receives every item id sharing a cell with a query box.
-class HashGrid {
-public:
-    explicit HashGrid(double cell) : m_cell(cell) {}
-    void insert(int id, const Box& box) {
-        for_cells(box, [&](long long key) { m_cells[key].push_back(id); });
-    }
-    template <class Visit> void query(const Box& box, Visit&& visit) const {
-        for_cells(box, [&](long long key) {
-            const auto it = m_cells.find(key);
-            if (it != m_cells.end()) {
-                for (const int id : it->second) {
-                    visit(id);
-                }
-            }
-        });
-    }
-
-private:
-    template <class F> void for_cells(const Box& box, F&& f) const {
-        long long lo[3], hi[3];
+    const auto lo = Kokkos::create_mirror_view(list.lo);
+    const auto hi = Kokkos::create_mirror_view(list.hi);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
         for (int c = 0; c < 3; ++c) {
-            lo[c] = static_cast<long long>(std::floor(box.lo[static_cast<std::size_t>(c)] / m_cell));
-            hi[c] = static_cast<long long>(std::floor(box.hi[static_cast<std::size_t>(c)] / m_cell));
-        }
-        for (long long i = lo[0]; i <= hi[0]; ++i) {
-            for (long long j = lo[1]; j <= hi[1]; ++j) {
-                for (long long k = lo[2]; k <= hi[2]; ++k) {
-                    f(((i & 0x1FFFFF) << 42) | ((j & 0x1FFFFF) << 21) | (k & 0x1FFFFF));
-                }
-            }
+            lo(i, c) = boxes[i].lo[static_cast<std::size_t>(c)];
+            hi(i, c) = boxes[i].hi[static_cast<std::size_t>(c)];
         }
     }
-    double m_cell;
-    std::unordered_map<long long, std::vector<int>> m_cells;
-};
+    Kokkos::deep_copy(list.lo, lo);
+    Kokkos::deep_copy(list.hi, hi);
+}
 
 // b(s), and w b for mollified edge pairs, with the gradient and (PSD) Hessian over the 12 stencil DOFs.
 struct PairValue {
@@ -104,11 +75,9 @@ struct PairValue {
     Mat12 hessian = Mat12::Zero();
 };
 
-} // namespace
-
-BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface, double dhat)
-    : m_comm(comm), m_surface(surface), m_dhat(dhat) {
-    // Grid cell: the mean rest length of the bodies' boundary edges (obstacle meshes may be far coarser).
+// Hash cell: the mean rest length of the bodies' boundary edges (obstacle meshes may be far coarser), at
+// least 2 d̂.
+double broad_phase_cell(const ContactSurface& surface, double dhat) {
     double total = 0.0;
     int count = 0;
     for (const auto& e : surface.edges()) {
@@ -117,13 +86,17 @@ BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface,
         }
         const auto& a = surface.rest_positions()[static_cast<std::size_t>(e[0])];
         const auto& b = surface.rest_positions()[static_cast<std::size_t>(e[1])];
-        const double l2 =
-            (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
-        total += std::sqrt(l2);
+        total += std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                           (a[2] - b[2]) * (a[2] - b[2]));
         ++count;
     }
-    m_cell = std::max(count == 0 ? 1.0 : total / count, 2.0 * dhat);
+    return std::max(count == 0 ? 1.0 : total / count, 2.0 * dhat);
 }
+
+} // namespace
+
+BarrierPotential::BarrierPotential(MPI_Comm comm, const ContactSurface& surface, double dhat)
+    : m_comm(comm), m_surface(surface), m_dhat(dhat), m_hash(broad_phase_cell(surface, dhat)) {}
 
 bool BarrierPotential::owns(const Pair& pair) const {
     const auto& gid = m_surface.vertex_gid();
@@ -156,67 +129,43 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
                });
     };
 
-    // Work only where this rank owns a row: owned points against all known triangles, and all known points
-    // against triangles with an owned corner; edges with an owned row against all known edges. Each pair
-    // is then found at least once, and duplicates are removed after the sort below.
-    // Point–triangle.
-    std::vector<Box> triangle_box(tris.size());
-    HashGrid all_triangles(m_cell), owned_triangles(m_cell);
-    for (const int t : m_surface.known_triangles()) {
-        const auto& tri = tris[static_cast<std::size_t>(t)];
-        triangle_box[static_cast<std::size_t>(t)] = box_of({tri[0], tri[1], tri[2]}, xs, ps, 0.5 * inflation);
-        all_triangles.insert(t, triangle_box[static_cast<std::size_t>(t)]);
-        if (has_owned({tri[0], tri[1], tri[2]})) {
-            owned_triangles.insert(t, triangle_box[static_cast<std::size_t>(t)]);
-        }
+    // Boxes of the known primitives, half the inflation on each side, then the device spatial hash:
+    // point–triangle candidates are (known point, known triangle) pairs, edge–edge ones pairs of known
+    // edges (the smaller edge index first, since the known lists are sorted). Pairs without a row this
+    // rank owns are dropped here.
+    const auto& points = m_surface.known_vertices();
+    const auto& known_triangles = m_surface.known_triangles();
+    const auto& known_edges = m_surface.known_edges();
+    std::vector<Box> boxes(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        boxes[i] = box_of({points[i]}, xs, ps, 0.5 * inflation);
     }
-    std::vector<int> found;
-    for (const int v : m_surface.known_vertices()) {
-        const Box vb = box_of({v}, xs, ps, 0.5 * inflation);
-        found.clear();
-        (owned(v) ? all_triangles : owned_triangles).query(vb, [&](int t) { found.push_back(t); });
-        std::sort(found.begin(), found.end());
-        found.erase(std::unique(found.begin(), found.end()), found.end());
-        for (const int t : found) {
-            const auto& tri = tris[static_cast<std::size_t>(t)];
-            if (tri[0] == v || tri[1] == v || tri[2] == v ||
-                !overlap(vb, triangle_box[static_cast<std::size_t>(t)]) ||
-                !keep({v, tri[0], tri[1], tri[2]})) {
-                continue;
-            }
+    upload(boxes, m_point_boxes);
+    boxes.resize(known_triangles.size());
+    for (std::size_t i = 0; i < known_triangles.size(); ++i) {
+        const auto& tri = tris[static_cast<std::size_t>(known_triangles[i])];
+        boxes[i] = box_of({tri[0], tri[1], tri[2]}, xs, ps, 0.5 * inflation);
+    }
+    upload(boxes, m_triangle_boxes);
+    boxes.resize(known_edges.size());
+    for (std::size_t i = 0; i < known_edges.size(); ++i) {
+        const auto& edge = edges[static_cast<std::size_t>(known_edges[i])];
+        boxes[i] = box_of({edge[0], edge[1]}, xs, ps, 0.5 * inflation);
+    }
+    upload(boxes, m_edge_boxes);
+
+    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
+        const int v = points[static_cast<std::size_t>(i)];
+        const auto& tri = tris[static_cast<std::size_t>(known_triangles[static_cast<std::size_t>(j)])];
+        if (tri[0] != v && tri[1] != v && tri[2] != v && keep({v, tri[0], tri[1], tri[2]})) {
             pairs.push_back({Kind::point_triangle, {v, tri[0], tri[1], tri[2]}});
         }
     }
-
-    // Edge–edge, each unordered pair stored once (smaller edge index first).
-    HashGrid edge_grid(m_cell);
-    std::vector<Box> edge_box(edges.size());
-    for (const int e : m_surface.known_edges()) {
-        const auto& edge = edges[static_cast<std::size_t>(e)];
-        edge_box[static_cast<std::size_t>(e)] = box_of({edge[0], edge[1]}, xs, ps, 0.5 * inflation);
-        edge_grid.insert(e, edge_box[static_cast<std::size_t>(e)]);
-    }
-    for (const int a : m_surface.known_edges()) {
-        if (!has_owned({edges[static_cast<std::size_t>(a)][0], edges[static_cast<std::size_t>(a)][1]})) {
-            continue;
-        }
-        found.clear();
-        edge_grid.query(edge_box[static_cast<std::size_t>(a)], [&](int b) {
-            if (b != a) {
-                found.push_back(b);
-            }
-        });
-        std::sort(found.begin(), found.end());
-        found.erase(std::unique(found.begin(), found.end()), found.end());
-        for (const int b : found) {
-            const auto first = static_cast<std::size_t>(std::min(a, b));
-            const auto second = static_cast<std::size_t>(std::max(a, b));
-            const auto& ea = edges[first];
-            const auto& eb = edges[second];
-            if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] ||
-                !overlap(edge_box[first], edge_box[second]) || !keep({ea[0], ea[1], eb[0], eb[1]})) {
-                continue;
-            }
+    for (const auto& [i, j] : m_hash.query_self(m_edge_boxes)) {
+        const auto& ea = edges[static_cast<std::size_t>(known_edges[static_cast<std::size_t>(i)])];
+        const auto& eb = edges[static_cast<std::size_t>(known_edges[static_cast<std::size_t>(j)])];
+        if (ea[0] != eb[0] && ea[0] != eb[1] && ea[1] != eb[0] && ea[1] != eb[1] &&
+            keep({ea[0], ea[1], eb[0], eb[1]})) {
             pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
         }
     }

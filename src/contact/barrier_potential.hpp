@@ -14,6 +14,7 @@
 /// rows, so no contribution travels back. Pairs are kept sorted by their rows, so sums are
 /// deterministic.
 
+#include "src/contact/broad_phase.hpp"
 #include "src/contact/contact_surface.hpp"
 #include "src/io/scene.hpp"
 
@@ -90,7 +91,9 @@ private:
     MPI_Comm m_comm;
     const ContactSurface& m_surface;
     double m_dhat;
-    double m_cell = 1.0; ///< broad-phase grid cell size, m
+    // Broad phase (cell: the mean rest length of the bodies' boundary edges, at least 2 d̂) and its boxes.
+    mutable SpatialHash m_hash;
+    mutable BoxList m_point_boxes, m_triangle_boxes, m_edge_boxes;
 };
 
 } // namespace intact::contact
