@@ -2,17 +2,17 @@
 # Regenerate the README picture: inputs/default.json on 4 MPI ranks, the last frame in ParaView,
 # coloured by rank (tests/integration/paraview_check.py, which also checks the output).
 #
-#   bash tests/integration/readme_picture.sh            # writes docs/default_scene.png
+#   bash tests/integration/readme_picture.sh            # writes inputs/default.png
 #
 # Variables: INTACT_BIN (default: <repo>/build/drivers/intact), NP (default: 4),
-# OUTPUT (default: <repo>/out/readme_default), PNG (default: <repo>/docs/default_scene.png).
+# OUTPUT (default: <repo>/out/readme_default), PNG (default: <repo>/inputs/default.png).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${INTACT_BIN:-$root/build/drivers/intact}
 np=${NP:-4}
 output=${OUTPUT:-$root/out/readme_default}
-png=${PNG:-$root/docs/default_scene.png}
+png=${PNG:-$root/inputs/default.png}
 [[ -x $bin ]] || {
   echo "no intact program at $bin (bash .ci/setup.sh build, or set INTACT_BIN)" >&2
   exit 1
