@@ -129,45 +129,80 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
                });
     };
 
-    // Boxes of the known primitives, half the inflation on each side, then the device spatial hash:
-    // point–triangle candidates are (known point, known triangle) pairs, edge–edge ones pairs of known
-    // edges (the smaller edge index first, since the known lists are sorted). Pairs without a row this
-    // rank owns are dropped here.
-    const auto& points = m_surface.known_vertices();
+    // Boxes of the known primitives (half the inflation on each side), then the device spatial hash.
+    // Only pairs with a row this rank owns matter, so the queries are: owned points against all known
+    // triangles, other known points against triangles with an owned corner, and edges with an owned row
+    // against all known edges. Each pair is found once.
     const auto& known_triangles = m_surface.known_triangles();
     const auto& known_edges = m_surface.known_edges();
-    std::vector<Box> boxes(points.size());
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        boxes[i] = box_of({points[i]}, xs, ps, 0.5 * inflation);
+    std::vector<int> owned_points, other_points, owned_triangles, owned_edges, other_edges;
+    for (const int v : m_surface.known_vertices()) {
+        (owned(v) ? owned_points : other_points).push_back(v);
     }
-    upload(boxes, m_point_boxes);
-    boxes.resize(known_triangles.size());
-    for (std::size_t i = 0; i < known_triangles.size(); ++i) {
-        const auto& tri = tris[static_cast<std::size_t>(known_triangles[i])];
-        boxes[i] = box_of({tri[0], tri[1], tri[2]}, xs, ps, 0.5 * inflation);
+    for (const int t : known_triangles) {
+        const auto& tri = tris[static_cast<std::size_t>(t)];
+        if (has_owned({tri[0], tri[1], tri[2]})) {
+            owned_triangles.push_back(t);
+        }
     }
-    upload(boxes, m_triangle_boxes);
-    boxes.resize(known_edges.size());
-    for (std::size_t i = 0; i < known_edges.size(); ++i) {
-        const auto& edge = edges[static_cast<std::size_t>(known_edges[i])];
-        boxes[i] = box_of({edge[0], edge[1]}, xs, ps, 0.5 * inflation);
+    for (const int e : known_edges) {
+        const bool mine =
+            has_owned({edges[static_cast<std::size_t>(e)][0], edges[static_cast<std::size_t>(e)][1]});
+        (mine ? owned_edges : other_edges).push_back(e);
     }
-    upload(boxes, m_edge_boxes);
+    auto upload_boxes = [&](const std::vector<int>& items, auto rows_of, BoxList& list) {
+        std::vector<Box> boxes(items.size());
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            boxes[i] = rows_of(items[i]);
+        }
+        upload(boxes, list);
+    };
+    const auto point_box = [&](int v) { return box_of({v}, xs, ps, 0.5 * inflation); };
+    const auto triangle_box = [&](int t) {
+        const auto& tri = tris[static_cast<std::size_t>(t)];
+        return box_of({tri[0], tri[1], tri[2]}, xs, ps, 0.5 * inflation);
+    };
+    const auto edge_box = [&](int e) {
+        const auto& edge = edges[static_cast<std::size_t>(e)];
+        return box_of({edge[0], edge[1]}, xs, ps, 0.5 * inflation);
+    };
 
-    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
-        const int v = points[static_cast<std::size_t>(i)];
-        const auto& tri = tris[static_cast<std::size_t>(known_triangles[static_cast<std::size_t>(j)])];
+    auto add_point_triangle = [&](int v, int t) {
+        const auto& tri = tris[static_cast<std::size_t>(t)];
         if (tri[0] != v && tri[1] != v && tri[2] != v && keep({v, tri[0], tri[1], tri[2]})) {
             pairs.push_back({Kind::point_triangle, {v, tri[0], tri[1], tri[2]}});
         }
+    };
+    upload_boxes(owned_points, point_box, m_point_boxes);
+    upload_boxes(known_triangles, triangle_box, m_triangle_boxes);
+    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
+        add_point_triangle(owned_points[static_cast<std::size_t>(i)],
+                           known_triangles[static_cast<std::size_t>(j)]);
     }
-    for (const auto& [i, j] : m_hash.query_self(m_edge_boxes)) {
-        const auto& ea = edges[static_cast<std::size_t>(known_edges[static_cast<std::size_t>(i)])];
-        const auto& eb = edges[static_cast<std::size_t>(known_edges[static_cast<std::size_t>(j)])];
+    upload_boxes(other_points, point_box, m_point_boxes);
+    upload_boxes(owned_triangles, triangle_box, m_triangle_boxes);
+    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
+        add_point_triangle(other_points[static_cast<std::size_t>(i)],
+                           owned_triangles[static_cast<std::size_t>(j)]);
+    }
+
+    // Edge–edge, each unordered pair stored with the smaller edge index first: pairs of edges with an owned
+    // row (each once), and such edges against the other known edges.
+    auto add_edge_edge = [&](int a, int b) {
+        const auto& ea = edges[static_cast<std::size_t>(std::min(a, b))];
+        const auto& eb = edges[static_cast<std::size_t>(std::max(a, b))];
         if (ea[0] != eb[0] && ea[0] != eb[1] && ea[1] != eb[0] && ea[1] != eb[1] &&
             keep({ea[0], ea[1], eb[0], eb[1]})) {
             pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
         }
+    };
+    upload_boxes(owned_edges, edge_box, m_edge_boxes);
+    for (const auto& [i, j] : m_hash.query_self(m_edge_boxes)) {
+        add_edge_edge(owned_edges[static_cast<std::size_t>(i)], owned_edges[static_cast<std::size_t>(j)]);
+    }
+    upload_boxes(other_edges, edge_box, m_other_edge_boxes);
+    for (const auto& [i, j] : m_hash.query(m_edge_boxes, m_other_edge_boxes)) {
+        add_edge_edge(owned_edges[static_cast<std::size_t>(i)], other_edges[static_cast<std::size_t>(j)]);
     }
 
     // Point–plane: every owned row against every plane (prescribed ones too, so that a prescribed motion

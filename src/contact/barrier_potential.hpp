@@ -93,7 +93,7 @@ private:
     double m_dhat;
     // Broad phase (cell: the mean rest length of the bodies' boundary edges, at least 2 d̂) and its boxes.
     mutable SpatialHash m_hash;
-    mutable BoxList m_point_boxes, m_triangle_boxes, m_edge_boxes;
+    mutable BoxList m_point_boxes, m_triangle_boxes, m_edge_boxes, m_other_edge_boxes;
 };
 
 } // namespace intact::contact
