@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         intact::distribute_mesh(MPI_COMM_SELF, scene_mesh, std::vector<int>(scene_mesh.mesh.tets.size(), 0));
     intact::contact::ContactSurface surface(MPI_COMM_SELF, scene_mesh, scene.obstacles, local);
     intact::contact::BarrierPotential barrier(MPI_COMM_SELF, surface, dhat);
-    intact::NodeField x("bench_contact::x", local.rest_position.size());
+    intact::NodeField x("intact::bench::surface_positions", local.rest_position.size());
     const auto host_x = Kokkos::create_mirror_view(x);
     for (std::size_t i = 0; i < local.rest_position.size(); ++i) {
         for (int c = 0; c < 3; ++c) {

@@ -165,7 +165,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                 m_scene.file, "bodies",
                 "the initial state is in contact or intersecting: " + close +
                     ", closer than dhat = " + std::to_string(dhat) + " m (bodies: " + names + ")",
-                "move the bodies apart by more than dhat, or lower contact.dhat"));
+                "move the bodies (and obstacles) apart by more than dhat, or lower contact.dhat"));
         }
         m_newton->enable_contact(*m_surface, *m_barrier, diagonal);
         if (m_scene.contact.friction > 0.0) {

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
-#include <unordered_map>
 
 namespace intact::contact {
 
@@ -50,7 +50,8 @@ Box box_of(std::initializer_list<int> ids,
     return box;
 }
 
-// Upload host boxes to a device BoxList (reallocated only when the count changes).
+// Upload host boxes to a device BoxList (reallocated only when the count changes; each list of
+// BarrierPotential::candidates has its own BoxList, so that happens only when the ghost plan changes).
 void upload(const std::vector<Box>& boxes, BoxList& list) {
     if (list.size() != static_cast<int>(boxes.size()) || !list.lo.data()) {
         list.lo = Kokkos::View<double* [3], MemSpace>("intact::contact::box_lo", boxes.size());
@@ -173,15 +174,15 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
             pairs.push_back({Kind::point_triangle, {v, tri[0], tri[1], tri[2]}});
         }
     };
-    upload_boxes(owned_points, point_box, m_point_boxes);
-    upload_boxes(known_triangles, triangle_box, m_triangle_boxes);
-    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
+    upload_boxes(owned_points, point_box, m_owned_point_boxes);
+    upload_boxes(known_triangles, triangle_box, m_known_triangle_boxes);
+    for (const auto& [i, j] : m_hash.query(m_owned_point_boxes, m_known_triangle_boxes)) {
         add_point_triangle(owned_points[static_cast<std::size_t>(i)],
                            known_triangles[static_cast<std::size_t>(j)]);
     }
-    upload_boxes(other_points, point_box, m_point_boxes);
-    upload_boxes(owned_triangles, triangle_box, m_triangle_boxes);
-    for (const auto& [i, j] : m_hash.query(m_point_boxes, m_triangle_boxes)) {
+    upload_boxes(other_points, point_box, m_other_point_boxes);
+    upload_boxes(owned_triangles, triangle_box, m_owned_triangle_boxes);
+    for (const auto& [i, j] : m_hash.query(m_other_point_boxes, m_owned_triangle_boxes)) {
         add_point_triangle(other_points[static_cast<std::size_t>(i)],
                            owned_triangles[static_cast<std::size_t>(j)]);
     }
@@ -196,21 +197,24 @@ std::vector<BarrierPotential::Pair> BarrierPotential::candidates(const std::vect
             pairs.push_back({Kind::edge_edge, {ea[0], ea[1], eb[0], eb[1]}});
         }
     };
-    upload_boxes(owned_edges, edge_box, m_edge_boxes);
-    for (const auto& [i, j] : m_hash.query_self(m_edge_boxes)) {
+    upload_boxes(owned_edges, edge_box, m_owned_edge_boxes);
+    for (const auto& [i, j] : m_hash.query_self(m_owned_edge_boxes)) {
         add_edge_edge(owned_edges[static_cast<std::size_t>(i)], owned_edges[static_cast<std::size_t>(j)]);
     }
     upload_boxes(other_edges, edge_box, m_other_edge_boxes);
-    for (const auto& [i, j] : m_hash.query(m_edge_boxes, m_other_edge_boxes)) {
+    for (const auto& [i, j] : m_hash.query(m_owned_edge_boxes, m_other_edge_boxes)) {
         add_edge_edge(owned_edges[static_cast<std::size_t>(i)], other_edges[static_cast<std::size_t>(j)]);
     }
 
-    // Point–plane: every owned row against every plane (prescribed ones too, so that a prescribed motion
-    // cannot push through a plane and a start behind one is caught).
+    // Point–plane: every owned free row against every plane (a plane is prescribed, so prescribed rows
+    // are skipped like every all-prescribed pair, and a moving plane passes through fixed nodes as a
+    // moving mesh obstacle does).
     const auto& planes = m_surface.planes();
     for (std::size_t k = 0; k < planes.size(); ++k) {
         for (const int v : m_surface.owned_surface()) {
-            pairs.push_back({Kind::point_plane, {v, static_cast<int>(k), planes[k].row, 0}});
+            if (!constrained[static_cast<std::size_t>(v)]) {
+                pairs.push_back({Kind::point_plane, {v, static_cast<int>(k), planes[k].row, 0}});
+            }
         }
     }
     std::sort(pairs.begin(), pairs.end());

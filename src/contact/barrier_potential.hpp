@@ -18,7 +18,6 @@
 #include "src/contact/contact_surface.hpp"
 #include "src/io/scene.hpp"
 
-#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -54,8 +53,8 @@ public:
     /// +∞ if a pair has s ≤ 0. Collective.
     double energy(const std::vector<Vec3>& xs) const;
 
-    /// Smallest squared distance over the pairs touching owned vertices (all pairs within d̂), reduced
-    /// with MIN over ranks; +∞ without pairs. Collective.
+    /// Smallest squared distance over the candidate pairs touching owned rows (primitives whose boxes
+    /// come within d̂, and every plane), reduced with MIN over ranks; +∞ without pairs. Collective.
     double min_squared_distance(const std::vector<Vec3>& xs) const;
 
     /// κ-weighted gradient rows (owned local nodes) and Hessian blocks (PSD-projected per pair) of the
@@ -93,7 +92,8 @@ private:
     double m_dhat;
     // Broad phase (cell: the mean rest length of the bodies' boundary edges, at least 2 d̂) and its boxes.
     mutable SpatialHash m_hash;
-    mutable BoxList m_point_boxes, m_triangle_boxes, m_edge_boxes, m_other_edge_boxes;
+    mutable BoxList m_owned_point_boxes, m_other_point_boxes, m_known_triangle_boxes, m_owned_triangle_boxes;
+    mutable BoxList m_owned_edge_boxes, m_other_edge_boxes;
 };
 
 } // namespace intact::contact

@@ -12,14 +12,15 @@
 /// positions are replicated (set up once); positions are not.
 ///
 /// Contact ghosts. A rank's own primitives are the triangles and edges with a vertex it owns (all their
-/// vertices are local nodes, because the element ghost ring is one element deep). Each rank bounds its own
-/// primitives over the step so far, {xᵗ, x, x + p} (and any friction lagging point), inflates the box
-/// by d̂, and shares it (MPI_Allgather
-/// of 6 doubles). A rank then sends to every other rank the owned vertices of its own primitives whose
-/// (uninflated) swept box overlaps that rank's box. Any primitive that can come within d̂ of one of
-/// rank r's own primitives anywhere on the segments x → x + p therefore reaches r, and so do the primitives
-/// of the pairs lagged at xᵗ for friction. The plan is refreshed at every Newton iteration
-/// (`update_ghosts`); `gather` then moves only the rows the plan names, point to point.
+/// vertices are local nodes, because the element ghost ring is one element deep). Each rank bounds its
+/// own primitives over the step so far, {xᵗ, x, x + p} (and any friction lagging point), inflates the
+/// box by d̂, and shares it (MPI_Allgather of 6 doubles). A rank then sends to every other rank the owned
+/// vertices of its own primitives whose (uninflated) swept box overlaps that rank's box. Any primitive
+/// that can come within d̂ of one of rank r's own primitives anywhere on the segments x → x + p therefore
+/// reaches r, and so do the primitives of the pairs lagged for friction. The Newton solver refreshes the
+/// plan (`update_ghosts`: an MPI_Allgather, an MPI_Alltoall of counts, then point-to-point ids) when it
+/// assembles at x and again for the step x → x + p; `gather` then moves only the rows the plan names,
+/// point to point.
 
 #include "src/core/types.hpp"
 #include "src/io/scene.hpp"

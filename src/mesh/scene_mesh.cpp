@@ -207,6 +207,30 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 throw InputError(io::input_error_message(
                     scene.file, "obstacles[" + std::to_string(k) + "].mesh.file", error.what(), ""));
             }
+            // A zero-area triangle has no normal: its distances and CCD are undefined.
+            const TriMesh& mesh = result.obstacle_meshes.back();
+            for (std::size_t t = 0; t < mesh.tris.size(); ++t) {
+                const Vec3& a = mesh.nodes[static_cast<std::size_t>(mesh.tris[t][0])];
+                const Vec3& b = mesh.nodes[static_cast<std::size_t>(mesh.tris[t][1])];
+                const Vec3& c = mesh.nodes[static_cast<std::size_t>(mesh.tris[t][2])];
+                const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+                const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                const double w[3] = {c[0] - b[0], c[1] - b[1], c[2] - b[2]};
+                const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                                     u[0] * v[1] - u[1] * v[0]};
+                const double longest = std::max({u[0] * u[0] + u[1] * u[1] + u[2] * u[2],
+                                                 v[0] * v[0] + v[1] * v[1] + v[2] * v[2],
+                                                 w[0] * w[0] + w[1] * w[1] + w[2] * w[2]});
+                const double area2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+                if (!(area2 > 1e-24 * longest * longest)) {
+                    throw InputError(io::input_error_message(
+                        scene.file, "obstacles[" + std::to_string(k) + "].mesh.file",
+                        "mesh '" + obstacle.mesh.file_as_written + "': triangle " + std::to_string(t + 1) +
+                            " (counting the triangles of the 'f' lines in order, polygons fan-triangulated) "
+                            "has zero area",
+                        "remove degenerate faces from the obstacle mesh (or merge its collinear vertices)"));
+                }
+            }
         }
     }
     return result;

@@ -85,9 +85,8 @@ std::pair<double, double> NewtonSolver::energy_change(const NodeField& x,
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_DOUBLE, MPI_SUM, m_comm));
     if (m_barrier) {
         // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
-        std::vector<Vec3> ts;
-        m_surface->gather(trial, obstacle_trial, ts);
-        const auto at_trial = contact_energies(ts);
+        m_surface->gather(trial, obstacle_trial, m_ts);
+        const auto at_trial = contact_energies(m_ts);
         totals[0] +=
             m_kappa * (at_trial.first - contact_at_x.first) + (at_trial.second - contact_at_x.second);
         totals[1] += m_kappa * std::abs(contact_at_x.first) + std::abs(contact_at_x.second);
@@ -315,7 +314,7 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
     for (int lag = 1;; ++lag) {
         bool lag_converged = false;
         const int first = result.iterations;
-        for (int it = 0; first + it < settings.max_iterations; ++it) {
+        for (int it = 0; it < settings.max_iterations; ++it) {
             // 1. The boundary's remaining motion Δ (constrained rows, all local rows: no exchange needed).
             double remaining = 0.0;
             Kokkos::parallel_reduce(

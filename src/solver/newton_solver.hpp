@@ -13,6 +13,11 @@
 /// arrived, α is halved until E(x + α d) ≤ E(x) (Armijo constant 0), the change of energy summed term
 /// by term so that round-off does not stall the search. The solve ends when the boundary has arrived
 /// and ‖p‖∞ / h < tolerance (velocity units, MAX over ranks). Collective.
+///
+/// With contact, the barrier joins E and the CCD caps α; obstacles are prescribed rows of the contact
+/// surface and move to their targets like the constrained nodes. With friction, the solve above runs
+/// inside IPC's lag loop (spec §6.5): lag at xᵗ, solve, lag again at the solution, until the direction
+/// with the updated lagged terms is already below the tolerance or `friction_iterations` solves.
 
 #include "comm/halo_exchange.hpp"
 #include "src/contact/barrier_potential.hpp"
@@ -27,8 +32,8 @@
 namespace intact::solver {
 
 struct NewtonSettings {
-    double tolerance = 1e-2;  ///< ‖p‖∞ / h below this (m/s) ends the solve
-    int max_iterations = 100; ///< Newton iterations per step (all lag iterations); non-convergence past this
+    double tolerance = 1e-2;     ///< ‖p‖∞ / h below this (m/s) ends the solve
+    int max_iterations = 100;    ///< Newton iterations per lagged solve; non-convergence past this
     int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
     PcgSettings linear;
 };
@@ -54,7 +59,7 @@ struct NewtonResult {
     long long contact_pairs = 0; ///< active contact pairs at the end of the solve (all ranks)
     double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance at the end (m)
     double kappa = 0.0;    ///< barrier stiffness at the end of the solve
-    int friction_lags = 0; ///< lagged solves done (0 without friction)
+    int friction_lags = 0; ///< friction lag updates this step, the first at xᵗ (0 without friction)
 };
 
 class NewtonSolver {
@@ -94,13 +99,15 @@ public:
     /// nodes (the Dirichlet part of the step).
     void
     enable_contact(contact::ContactSurface& surface, const contact::BarrierPotential& barrier, double length);
-    /// Add lagged friction (IPC spec §6) on top of contact; lagged once per step at its start.
+    /// Add lagged friction (IPC spec §6) on top of contact, lagged at each step's start and then up to
+    /// NewtonSettings::friction_iterations − 1 more times (the lag loop).
     void enable_friction(contact::FrictionPotential& friction) { m_friction = &friction; }
 
     const ElasticTerm& elastic() const { return m_elastic; }
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
     /// Assemble ∇E (owned rows) and the Hessian values. Public for CUDA lambdas and benchmarks.
+    /// Collective with contact (it refreshes the contact ghost plan at x).
     void assemble(const NodeField& x, const StepProblem& problem);
     const BlockMatrix& matrix() const { return m_matrix; }
 
@@ -125,6 +132,7 @@ private:
     double m_kappa = 0.0, m_kappa_min = 0.0, m_kappa_max = 0.0, m_length = 1.0;
     std::vector<contact::ContactBlock> m_contact_blocks; ///< off-diagonal contact blocks of owned rows
     std::vector<Vec3> m_xs, m_ps;                        ///< gathered surface rows
+    mutable std::vector<Vec3> m_ts;                      ///< surface rows at a line-search trial
     // Obstacle rows: where they are now, their remaining motion this step, and zeros (PCG directions
     // leave prescribed rows alone). m_obstacle_columns says which of these the contact operator uses.
     std::vector<Vec3> m_obstacle_x, m_obstacle_step, m_obstacle_trial, m_obstacle_zero, m_obstacle_start;
