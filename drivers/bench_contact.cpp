@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     std::vector<intact::contact::ContactBlock> blocks;
     const auto assembly = intact::bench::time_repeated(MPI_COMM_WORLD, 2 * repeats, [&] {
         std::fill(gradient.begin(), gradient.end(), 0.0);
-        barrier.derivatives(xs, 1.0, gradient, blocks);
+        barrier.derivatives(xs, 1.0, gradient, &blocks);
     });
 
     // 2. Stack on rank 0 alone, then on all ranks.

@@ -263,8 +263,13 @@ std::vector<BarrierPotential::Pair> BarrierPotential::active_pairs(const std::ve
 namespace {
 
 // Barrier value, gradient and PSD Hessian of one pair over its stencil (PT/EE: 12 DOFs).
+// What evaluate_pair computes beyond the energy.
+enum class Order { energy, gradient, hessian };
+
 PairValue evaluate_pair(
-    BarrierPotential::Kind kind, const kernels::Vec3 x[4], double s_hat, double eps_x, bool derivatives) {
+    BarrierPotential::Kind kind, const kernels::Vec3 x[4], double s_hat, double eps_x, Order order) {
+    const bool derivatives = order != Order::energy;
+    const bool hessian = order == Order::hessian;
     PairValue value;
     double s = 0.0;
     Vec12 gs = Vec12::Zero();
@@ -274,14 +279,18 @@ PairValue evaluate_pair(
         s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], which);
         if (derivatives && s > 0.0 && s < s_hat) {
             gs = kernels::point_triangle_distance_gradient(x[0], x[1], x[2], x[3], which);
-            hs = kernels::point_triangle_distance_hessian(x[0], x[1], x[2], x[3], which);
+            if (hessian) {
+                hs = kernels::point_triangle_distance_hessian(x[0], x[1], x[2], x[3], which);
+            }
         }
     } else {
         const auto which = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
         s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], which);
         if (derivatives && s > 0.0 && s < s_hat) {
             gs = kernels::edge_edge_distance_gradient(x[0], x[1], x[2], x[3], which);
-            hs = kernels::edge_edge_distance_hessian(x[0], x[1], x[2], x[3], which);
+            if (hessian) {
+                hs = kernels::edge_edge_distance_hessian(x[0], x[1], x[2], x[3], which);
+            }
         }
     }
     if (!(s > 0.0)) {
@@ -301,12 +310,16 @@ PairValue evaluate_pair(
         e = kernels::edge_edge_mollifier(x[0], x[1], x[2], x[3], eps_x);
         if (derivatives && e < 1.0) {
             ge = kernels::edge_edge_mollifier_gradient(x[0], x[1], x[2], x[3], eps_x);
-            he = kernels::edge_edge_mollifier_hessian(x[0], x[1], x[2], x[3], eps_x);
+            if (hessian) {
+                he = kernels::edge_edge_mollifier_hessian(x[0], x[1], x[2], x[3], eps_x);
+            }
         }
     }
     value.energy = e * b;
     if (derivatives) {
         value.gradient = e * db * gs + b * ge;
+    }
+    if (hessian) {
         value.hessian = e * (ddb * gs * gs.transpose() + db * hs) +
                         db * (ge * gs.transpose() + gs * ge.transpose()) + b * he;
         kernels::project_psd<12>(value.hessian);
@@ -334,7 +347,7 @@ double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
             x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
-        total += evaluate_pair(pair.kind, x, s_hat, eps_x, false).energy;
+        total += evaluate_pair(pair.kind, x, s_hat, eps_x, Order::energy).energy;
     }
     return comm::allreduce_sum(m_comm, total);
 }
@@ -360,11 +373,14 @@ double BarrierPotential::min_squared_distance(const std::vector<Vec3>& xs) const
 void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
                                    double kappa,
                                    std::vector<double>& gradient,
-                                   std::vector<ContactBlock>& blocks) const {
+                                   std::vector<ContactBlock>* blocks) const {
     const double s_hat = m_dhat * m_dhat;
     // Blocks keyed by (row local node, column surface vertex), summed in pair order: deterministic.
     std::map<std::pair<int, int>, std::array<double, 9>> sums;
     auto add = [&](int a_surface, int b_surface, const double* block, int stride) {
+        if (!blocks) {
+            return;
+        }
         const int row = m_surface.local_of_surface(a_surface);
         auto& target = sums[{row, b_surface}];
         for (int p = 0; p < 3; ++p) {
@@ -403,7 +419,8 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
             x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
-        const PairValue value = evaluate_pair(pair.kind, x, s_hat, eps_x, true);
+        const PairValue value =
+            evaluate_pair(pair.kind, x, s_hat, eps_x, blocks ? Order::hessian : Order::gradient);
         for (int a = 0; a < 4; ++a) {
             const int va = pair.v[static_cast<std::size_t>(a)];
             if (!m_surface.owns(va)) {
@@ -424,7 +441,10 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
             }
         }
     }
-    blocks.clear();
+    if (!blocks) {
+        return;
+    }
+    blocks->clear();
     for (const auto& [key, values] : sums) {
         ContactBlock block{key.first, key.second, {}};
         for (int p = 0; p < 3; ++p) {
@@ -432,7 +452,7 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
                 block.value[p][q] = values[static_cast<std::size_t>(3 * p + q)];
             }
         }
-        blocks.push_back(block);
+        blocks->push_back(block);
     }
 }
 

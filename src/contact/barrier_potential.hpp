@@ -57,12 +57,13 @@ public:
     /// come within d̂, and every plane), reduced with MIN over ranks; +∞ without pairs. Collective.
     double min_squared_distance(const std::vector<Vec3>& xs) const;
 
-    /// κ-weighted gradient rows (owned local nodes) and Hessian blocks (PSD-projected per pair) of the
-    /// pairs active at `xs`. `gradient` is indexed by local node (3 values each). Local.
+    /// κ-weighted gradient rows (owned local nodes) and, when `blocks` is given, Hessian blocks
+    /// (PSD-projected per pair) of the pairs active at `xs`. `gradient` is indexed by local node (3 values
+    /// each). Local.
     void derivatives(const std::vector<Vec3>& xs,
                      double kappa,
                      std::vector<double>& gradient,
-                     std::vector<ContactBlock>& blocks) const;
+                     std::vector<ContactBlock>* blocks) const;
 
     /// Largest α in (0, 1] such that no pair closes more than 80% of its gap along xs + α ps
     /// (conservative CCD over swept-box candidates), reduced with MIN over ranks. Collective.

@@ -102,6 +102,13 @@ std::pair<double, double> NewtonSolver::contact_energies(const std::vector<Vec3>
 }
 
 void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
+    assemble_elastic(x, problem);
+    if (m_barrier) {
+        add_contact(x);
+    }
+}
+
+void NewtonSolver::assemble_elastic(const NodeField& x, const StepProblem& problem) {
     m_elastic.evaluate(x);
     const auto x_hat = problem.x_hat;
     const auto mass = m_elastic.lumped_mass();
@@ -155,9 +162,6 @@ void NewtonSolver::assemble(const NodeField& x, const StepProblem& problem) {
                 }
             }
         });
-    if (m_barrier) {
-        add_contact(x);
-    }
 }
 
 void NewtonSolver::enable_contact(contact::ContactSurface& surface,
@@ -193,7 +197,7 @@ void NewtonSolver::add_contact(const NodeField& x) {
     m_surface->gather(x, m_obstacle_x, m_xs);
     m_contact_gradient.assign(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
     std::vector<contact::ContactBlock> blocks;
-    m_barrier->derivatives(m_xs, m_kappa, m_contact_gradient, blocks);
+    m_barrier->derivatives(m_xs, m_kappa, m_contact_gradient, &blocks);
     if (m_friction) {
         m_friction->derivatives(m_xs, m_contact_gradient, blocks);
     }
@@ -242,15 +246,13 @@ void NewtonSolver::apply_contact(const NodeField& p, const NodeField& y) {
 
 void NewtonSolver::initialize_kappa(const NodeField& x, const StepProblem& problem) {
     // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs, clamped to [κ_min, κ_max]; κ_min without
-    // contact. ∇E is assembled with κ = 0 (the contact part then adds nothing).
-    m_kappa = 0.0;
-    contact::FrictionPotential* friction = m_friction; // ∇E here excludes friction (not lagged yet)
-    m_friction = nullptr;
-    assemble(x, problem);
-    m_friction = friction;
+    // contact. ∇E is the elastic and inertial part only (friction is not lagged yet), and ∇B needs no
+    // Hessian.
+    assemble_elastic(x, problem);
+    m_surface->update_ghosts(x, nullptr, m_barrier->dhat());
+    m_surface->gather(x, m_obstacle_x, m_xs);
     std::vector<double> barrier_gradient(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
-    std::vector<contact::ContactBlock> unused;
-    m_barrier->derivatives(m_xs, 1.0, barrier_gradient, unused);
+    m_barrier->derivatives(m_xs, 1.0, barrier_gradient, nullptr);
     const auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_gradient);
     const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_free);
     double dots[2] = {0.0, 0.0};

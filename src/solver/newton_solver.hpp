@@ -109,6 +109,8 @@ public:
     /// Assemble ∇E (owned rows) and the Hessian values. Public for CUDA lambdas and benchmarks.
     /// Collective with contact (it refreshes the contact ghost plan at x).
     void assemble(const NodeField& x, const StepProblem& problem);
+    /// The elastic and inertial part of `assemble` (no contact). Local.
+    void assemble_elastic(const NodeField& x, const StepProblem& problem);
     const BlockMatrix& matrix() const { return m_matrix; }
 
 private:
