@@ -14,6 +14,8 @@
 #include "kernels/distance_type.hpp"
 #include "kernels/small_matrix.hpp"
 
+#include <type_traits>
+
 namespace intact::kernels {
 
 namespace detail {
@@ -59,6 +61,50 @@ KOKKOS_INLINE_FUNCTION bool is_point_point(EdgeEdgeCase c) {
     return static_cast<int>(c) < 4;
 }
 
+/// Squared distance, gradient and Hessian of a point-point or point-edge sub-case of a 4-vertex stencil x
+/// (PT or EE): the sub-case's own kernel on the slots it uses, scattered into the 12-coordinate stencil.
+template <class Case> KOKKOS_INLINE_FUNCTION void sub_case_slots(Case c, int (&pp)[2], int (&pe)[3]) {
+    if constexpr (std::is_same_v<Case, PointTriangleCase>) {
+        point_triangle_sub_stencil(c, pp, pe);
+    } else {
+        edge_edge_sub_stencil(c, pp, pe);
+    }
+}
+
+template <class Case> KOKKOS_INLINE_FUNCTION double sub_case_distance(const Vec3 (&x)[4], Case c) {
+    int pp[2] = {0, 0};
+    int pe[3] = {0, 0, 0};
+    sub_case_slots(c, pp, pe);
+    return is_point_point(c) ? point_point_distance(x[pp[0]], x[pp[1]])
+                             : point_edge_distance(x[pe[0]], x[pe[1]], x[pe[2]]);
+}
+
+template <class Case> KOKKOS_INLINE_FUNCTION Vec12 sub_case_gradient(const Vec3 (&x)[4], Case c) {
+    int pp[2] = {0, 0};
+    int pe[3] = {0, 0, 0};
+    sub_case_slots(c, pp, pe);
+    Vec12 g = Vec12::Zero();
+    if (is_point_point(c)) {
+        scatter_gradient<2, 4>(point_point_distance_gradient(x[pp[0]], x[pp[1]]), pp, g);
+    } else {
+        scatter_gradient<3, 4>(point_edge_distance_gradient(x[pe[0]], x[pe[1]], x[pe[2]]), pe, g);
+    }
+    return g;
+}
+
+template <class Case> KOKKOS_INLINE_FUNCTION Mat12 sub_case_hessian(const Vec3 (&x)[4], Case c) {
+    int pp[2] = {0, 0};
+    int pe[3] = {0, 0, 0};
+    sub_case_slots(c, pp, pe);
+    Mat12 H = Mat12::Zero();
+    if (is_point_point(c)) {
+        scatter_hessian<2, 4>(point_point_distance_hessian(x[pp[0]], x[pp[1]]), pp, H);
+    } else {
+        scatter_hessian<3, 4>(point_edge_distance_hessian(x[pe[0]], x[pe[1]], x[pe[2]]), pe, H);
+    }
+    return H;
+}
+
 } // namespace detail
 
 /// Squared distance (m^2) of point p and triangle (t0, t1, t2) in case c: |p - t_i|^2 for pp_i,
@@ -68,14 +114,7 @@ point_triangle_distance(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec
     if (c == PointTriangleCase::interior) {
         return point_plane_distance(p, t0, t1, t2);
     }
-    const Vec3 x[4] = {p, t0, t1, t2};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::point_triangle_sub_stencil(c, pp, pe);
-    if (detail::is_point_point(c)) {
-        return point_point_distance(x[pp[0]], x[pp[1]]);
-    }
-    return point_edge_distance(x[pe[0]], x[pe[1]], x[pe[2]]);
+    return detail::sub_case_distance({p, t0, t1, t2}, c);
 }
 
 /// Gradient (m) of point_triangle_distance in (p, t0, t1, t2) for case c.
@@ -84,17 +123,7 @@ KOKKOS_INLINE_FUNCTION Vec12 point_triangle_distance_gradient(
     if (c == PointTriangleCase::interior) {
         return point_plane_distance_gradient(p, t0, t1, t2);
     }
-    const Vec3 x[4] = {p, t0, t1, t2};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::point_triangle_sub_stencil(c, pp, pe);
-    Vec12 g = Vec12::Zero();
-    if (detail::is_point_point(c)) {
-        detail::scatter_gradient<2, 4>(point_point_distance_gradient(x[pp[0]], x[pp[1]]), pp, g);
-    } else {
-        detail::scatter_gradient<3, 4>(point_edge_distance_gradient(x[pe[0]], x[pe[1]], x[pe[2]]), pe, g);
-    }
-    return g;
+    return detail::sub_case_gradient({p, t0, t1, t2}, c);
 }
 
 /// Hessian (dimensionless) of point_triangle_distance in (p, t0, t1, t2) for case c.
@@ -103,17 +132,7 @@ KOKKOS_INLINE_FUNCTION Mat12 point_triangle_distance_hessian(
     if (c == PointTriangleCase::interior) {
         return point_plane_distance_hessian(p, t0, t1, t2);
     }
-    const Vec3 x[4] = {p, t0, t1, t2};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::point_triangle_sub_stencil(c, pp, pe);
-    Mat12 H = Mat12::Zero();
-    if (detail::is_point_point(c)) {
-        detail::scatter_hessian<2, 4>(point_point_distance_hessian(x[pp[0]], x[pp[1]]), pp, H);
-    } else {
-        detail::scatter_hessian<3, 4>(point_edge_distance_hessian(x[pe[0]], x[pe[1]], x[pe[2]]), pe, H);
-    }
-    return H;
+    return detail::sub_case_hessian({p, t0, t1, t2}, c);
 }
 
 /// Squared distance (m^2) of edges (a0, a1) and (b0, b1) in case c: point_point_distance for pp_*,
@@ -123,14 +142,7 @@ edge_edge_distance(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b
     if (c == EdgeEdgeCase::interior) {
         return line_line_distance(a0, a1, b0, b1);
     }
-    const Vec3 x[4] = {a0, a1, b0, b1};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::edge_edge_sub_stencil(c, pp, pe);
-    if (detail::is_point_point(c)) {
-        return point_point_distance(x[pp[0]], x[pp[1]]);
-    }
-    return point_edge_distance(x[pe[0]], x[pe[1]], x[pe[2]]);
+    return detail::sub_case_distance({a0, a1, b0, b1}, c);
 }
 
 /// Gradient (m) of edge_edge_distance in (a0, a1, b0, b1) for case c.
@@ -139,17 +151,7 @@ edge_edge_distance_gradient(const Vec3& a0, const Vec3& a1, const Vec3& b0, cons
     if (c == EdgeEdgeCase::interior) {
         return line_line_distance_gradient(a0, a1, b0, b1);
     }
-    const Vec3 x[4] = {a0, a1, b0, b1};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::edge_edge_sub_stencil(c, pp, pe);
-    Vec12 g = Vec12::Zero();
-    if (detail::is_point_point(c)) {
-        detail::scatter_gradient<2, 4>(point_point_distance_gradient(x[pp[0]], x[pp[1]]), pp, g);
-    } else {
-        detail::scatter_gradient<3, 4>(point_edge_distance_gradient(x[pe[0]], x[pe[1]], x[pe[2]]), pe, g);
-    }
-    return g;
+    return detail::sub_case_gradient({a0, a1, b0, b1}, c);
 }
 
 /// Hessian (dimensionless) of edge_edge_distance in (a0, a1, b0, b1) for case c.
@@ -158,17 +160,7 @@ edge_edge_distance_hessian(const Vec3& a0, const Vec3& a1, const Vec3& b0, const
     if (c == EdgeEdgeCase::interior) {
         return line_line_distance_hessian(a0, a1, b0, b1);
     }
-    const Vec3 x[4] = {a0, a1, b0, b1};
-    int pp[2] = {0, 0};
-    int pe[3] = {0, 0, 0};
-    detail::edge_edge_sub_stencil(c, pp, pe);
-    Mat12 H = Mat12::Zero();
-    if (detail::is_point_point(c)) {
-        detail::scatter_hessian<2, 4>(point_point_distance_hessian(x[pp[0]], x[pp[1]]), pp, H);
-    } else {
-        detail::scatter_hessian<3, 4>(point_edge_distance_hessian(x[pe[0]], x[pe[1]], x[pe[2]]), pe, H);
-    }
-    return H;
+    return detail::sub_case_hessian({a0, a1, b0, b1}, c);
 }
 
 } // namespace intact::kernels

@@ -353,13 +353,10 @@ double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
 }
 
 double BarrierPotential::mollifier_threshold(const Pair& pair) const {
-    const auto& rest = m_surface.rest_positions();
-    auto length2 = [&](int i, int j) {
-        const Vec3& a = rest[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(i)])];
-        const Vec3& b = rest[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(j)])];
-        return (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+    const auto rest = [&](int k) {
+        return vec(m_surface.rest_positions()[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
     };
-    return 1e-3 * length2(0, 1) * length2(2, 3); // IPC eq. 24, rest edge lengths
+    return kernels::edge_edge_mollifier_threshold(rest(0), rest(1), rest(2), rest(3));
 }
 
 double BarrierPotential::min_squared_distance(const std::vector<Vec3>& xs) const {

@@ -75,6 +75,8 @@ public:
 
     /// Whether this rank owns the pair's energy (smallest global vertex id is owned here).
     bool owns(const Pair& pair) const;
+    /// ε_x of the edge–edge mollifier of an edge pair, from the rest lengths (IPC eq. 24). Host.
+    double mollifier_threshold(const Pair& pair) const;
     /// Whether this rank owns surface row `s` (adds its rows).
     bool owns_vertex(int s) const { return m_surface.owns(s); }
 
@@ -86,7 +88,6 @@ private:
     double plane_distance(const Pair& pair, const std::vector<Vec3>& xs) const;
     /// "body B node G" or "obstacles[K] vertex J", for messages.
     std::string describe_row(int s) const;
-    double mollifier_threshold(const Pair& pair) const;
 
     MPI_Comm m_comm;
     const ContactSurface& m_surface;

@@ -36,6 +36,18 @@ void point_edge(
     P = kernels::point_edge_tangent_basis(x[p], x[e0], x[e1]);
 }
 
+// Coefficients and basis of a point–point or point–edge sub-case of a PT or EE case.
+template <class Case>
+void sub_case_basis(const kernels::Vec3* x, Case which, Eigen::Matrix<double, 4, 1>& c, kernels::Mat32& P) {
+    int pp[2] = {0, 0}, pe[3] = {0, 0, 0};
+    kernels::detail::sub_case_slots(which, pp, pe);
+    if (kernels::detail::is_point_point(which)) {
+        point_point(x, pp[0], pp[1], c, P);
+    } else {
+        point_edge(x, pe[0], pe[1], pe[2], c, P);
+    }
+}
+
 } // namespace
 
 FrictionPotential::FrictionPotential(
@@ -79,38 +91,26 @@ void FrictionPotential::lag(const std::vector<Vec3>& xs_start,
         lagged.count = 4;
         double s = 0.0;
         double weight = 1.0;
-        int pp[2] = {0, 0}, pe[3] = {0, 0, 0};
         if (pair.kind == BarrierPotential::Kind::point_triangle) {
             const auto which = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
             s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], which);
-            kernels::detail::point_triangle_sub_stencil(which, pp, pe);
             if (which == kernels::PointTriangleCase::interior) {
                 lagged.c = kernels::point_triangle_closest_point_coefficients(x[0], x[1], x[2], x[3]);
                 lagged.P = kernels::point_triangle_tangent_basis(x[0], x[1], x[2], x[3]);
-            } else if (kernels::detail::is_point_point(which)) {
-                point_point(x, pp[0], pp[1], lagged.c, lagged.P);
             } else {
-                point_edge(x, pe[0], pe[1], pe[2], lagged.c, lagged.P);
+                sub_case_basis(x, which, lagged.c, lagged.P);
             }
         } else {
             const auto which = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
             s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], which);
-            kernels::detail::edge_edge_sub_stencil(which, pp, pe);
             if (which == kernels::EdgeEdgeCase::interior) {
                 lagged.c = kernels::edge_edge_closest_point_coefficients(x[0], x[1], x[2], x[3]);
                 lagged.P = kernels::edge_edge_tangent_basis(x[0], x[1], x[2], x[3]);
-            } else if (kernels::detail::is_point_point(which)) {
-                point_point(x, pp[0], pp[1], lagged.c, lagged.P);
             } else {
-                point_edge(x, pe[0], pe[1], pe[2], lagged.c, lagged.P);
+                sub_case_basis(x, which, lagged.c, lagged.P);
             }
-            const auto& rest = m_surface.rest_positions();
-            const double eps_x =
-                kernels::edge_edge_mollifier_threshold(vec(rest[static_cast<std::size_t>(pair.v[0])]),
-                                                       vec(rest[static_cast<std::size_t>(pair.v[1])]),
-                                                       vec(rest[static_cast<std::size_t>(pair.v[2])]),
-                                                       vec(rest[static_cast<std::size_t>(pair.v[3])]));
-            weight = kernels::edge_edge_mollifier(x[0], x[1], x[2], x[3], eps_x);
+            weight =
+                kernels::edge_edge_mollifier(x[0], x[1], x[2], x[3], m_barrier.mollifier_threshold(pair));
         }
         const double d = std::sqrt(s);
         lagged.normal_force = -2.0 * kappa * weight * d * kernels::barrier_first_derivative(s, s_hat);
