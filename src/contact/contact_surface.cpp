@@ -392,6 +392,20 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
     };
     collect(m_triangle_offsets, m_triangle_ids, m_triangles, m_known_triangles);
     collect(m_edge_offsets, m_edge_ids, m_edges, m_known_edges);
+
+    // 5. What gather packs: owned rows, then sent rows.
+    std::vector<int> pack = m_owned_local;
+    for (const int s : m_send_rows) {
+        pack.push_back(m_local_of_surface[static_cast<std::size_t>(s)]);
+    }
+    if (m_pack_local.extent(0) != pack.size()) {
+        m_pack_local = Kokkos::View<int*, MemSpace>("intact::contact::pack_rows", pack.size());
+        m_pack =
+            Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>("intact::contact::pack", pack.size());
+        m_pack_host = Kokkos::create_mirror_view(m_pack);
+    }
+    Kokkos::deep_copy(m_pack_local,
+                      Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>(pack.data(), pack.size()));
     m_has_plan = true;
 }
 
@@ -402,18 +416,22 @@ void ContactSurface::gather(const NodeField& field,
     INTACT_REQUIRE(static_cast<int>(obstacle_rows.size()) == num_obstacle_rows(),
                    "ContactSurface::gather: wrong number of obstacle rows");
     out.resize(static_cast<std::size_t>(num_vertices()));
-    const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), field);
-    for (std::size_t k = 0; k < m_owned_local.size(); ++k) {
-        const int n = m_owned_local[k];
-        out[static_cast<std::size_t>(m_owned_surface[k])] = {host(n, 0), host(n, 1), host(n, 2)};
+    const auto rows = m_pack_local;
+    const auto pack = m_pack;
+    Kokkos::parallel_for(
+        "intact::contact::pack_surface_rows", Kokkos::RangePolicy<ExecSpace>(0, rows.extent(0)),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                pack(k, c) = field(rows(k), c);
+            }
+        });
+    Kokkos::deep_copy(m_pack_host, m_pack);
+    const std::size_t owned = m_owned_local.size();
+    for (std::size_t k = 0; k < owned; ++k) {
+        out[static_cast<std::size_t>(m_owned_surface[k])] = {m_pack_host(k, 0), m_pack_host(k, 1),
+                                                             m_pack_host(k, 2)};
     }
-    m_send_buffer.resize(3 * m_send_rows.size());
-    for (std::size_t k = 0; k < m_send_rows.size(); ++k) {
-        const int n = m_local_of_surface[static_cast<std::size_t>(m_send_rows[k])];
-        for (int c = 0; c < 3; ++c) {
-            m_send_buffer[3 * k + static_cast<std::size_t>(c)] = host(n, c);
-        }
-    }
+    const double* send = m_pack_host.data() + 3 * owned; // the sent rows, in plan order
     m_recv_buffer.resize(3 * m_recv_rows.size());
     std::size_t q = 0;
     for (std::size_t k = 0; k < m_recv_ranks.size(); ++k) {
@@ -422,7 +440,7 @@ void ContactSurface::gather(const NodeField& field,
                                    m_recv_ranks[k], ghost_rows_tag, m_comm, &m_requests[q++]));
     }
     for (std::size_t k = 0; k < m_send_ranks.size(); ++k) {
-        INTACT_CHECK_MPI(MPI_Isend(m_send_buffer.data() + 3 * m_send_offsets[k],
+        INTACT_CHECK_MPI(MPI_Isend(send + 3 * m_send_offsets[k],
                                    3 * (m_send_offsets[k + 1] - m_send_offsets[k]), MPI_DOUBLE,
                                    m_send_ranks[k], ghost_rows_tag, m_comm, &m_requests[q++]));
     }

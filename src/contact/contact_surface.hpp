@@ -129,7 +129,12 @@ private:
     std::vector<int> m_known_vertices, m_known_triangles, m_known_edges;
     std::vector<char> m_known;
     bool m_has_plan = false;
-    mutable std::vector<double> m_send_buffer, m_recv_buffer;
+    // Rows `gather` takes from a field: the owned rows, then the rows sent (local node indices), packed on
+    // the device and copied to the host in one piece. Rebuilt with the plan.
+    Kokkos::View<int*, MemSpace> m_pack_local;
+    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> m_pack;
+    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>::HostMirror m_pack_host;
+    mutable std::vector<double> m_recv_buffer;
     mutable std::vector<MPI_Request> m_requests;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace intact::solver {
 
@@ -189,6 +190,7 @@ void NewtonSolver::enable_contact(contact::ContactSurface& surface,
     m_obstacle_x = surface.obstacle_positions(0.0);
     m_obstacle_step.assign(m_obstacle_x.size(), Vec3{});
     m_obstacle_zero.assign(m_obstacle_x.size(), Vec3{});
+    m_contact_gradient_device = NodeField("intact::solver::contact_gradient", m_free.extent(0));
     m_pcg.set_extra_operator([this](const NodeField& p, const NodeField& y) { apply_contact(p, y); });
 }
 
@@ -202,46 +204,113 @@ void NewtonSolver::add_contact(const NodeField& x) {
         m_friction->derivatives(m_xs, m_contact_gradient, blocks);
     }
 
-    // Gradient rows, and diagonal blocks into the matrix (so block Jacobi sees them); the rest goes to
-    // the extra operator of PCG.
-    auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_gradient);
-    auto values = Kokkos::create_mirror_view_and_copy(HostSpace(), m_matrix.values());
-    const auto diagonal = Kokkos::create_mirror_view_and_copy(HostSpace(), m_matrix.diagonal());
-    for (int i = 0; i < m_num_owned; ++i) {
-        for (int c = 0; c < 3; ++c) {
-            gradient(i, c) += m_contact_gradient[static_cast<std::size_t>(3 * i + c)];
-        }
-    }
+    // Diagonal blocks go into the matrix (so block Jacobi sees them), summed per row; the others act in
+    // PCG through apply_contact, each assigned the slot of its row. Barrier and friction blocks may share
+    // a row, so both are merged per row here and every device update below touches a row once.
+    std::map<int, int> diagonal_slot, product_slot;
+    std::vector<int> diagonal_rows;
+    std::vector<double> diagonal_values;
     m_contact_blocks.clear();
+    m_block_slot.clear();
+    m_slot_rows.clear();
     for (const auto& block : blocks) {
         if (m_surface->local_of_surface(block.col) == block.row) {
-            const int k = diagonal(block.row);
-            for (int p = 0; p < 3; ++p) {
-                for (int q = 0; q < 3; ++q) {
-                    values(k, p, q) += block.value[p][q];
-                }
+            const auto [it, added] =
+                diagonal_slot.try_emplace(block.row, static_cast<int>(diagonal_rows.size()));
+            if (added) {
+                diagonal_rows.push_back(block.row);
+                diagonal_values.resize(diagonal_values.size() + 9, 0.0);
+            }
+            for (int k = 0; k < 9; ++k) {
+                diagonal_values[static_cast<std::size_t>(9 * it->second + k)] += (&block.value[0][0])[k];
             }
         } else {
+            const auto [it, added] =
+                product_slot.try_emplace(block.row, static_cast<int>(m_slot_rows.size()));
+            if (added) {
+                m_slot_rows.push_back(block.row);
+            }
             m_contact_blocks.push_back(block);
+            m_block_slot.push_back(it->second);
         }
     }
-    Kokkos::deep_copy(m_gradient, gradient);
-    Kokkos::deep_copy(m_matrix.values(), values);
+
+    // Device updates: gradient rows, diagonal blocks; the slot rows for apply_contact.
+    using HostInts = Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>;
+    using HostBlocks =
+        Kokkos::View<const double* [3][3], Kokkos::LayoutRight, HostSpace, Kokkos::MemoryUnmanaged>;
+    using HostRows = Kokkos::View<const double* [3], Kokkos::LayoutRight, HostSpace, Kokkos::MemoryUnmanaged>;
+    const auto gradient = m_gradient;
+    const auto contact_gradient = m_contact_gradient_device;
+    Kokkos::deep_copy(contact_gradient, HostRows(m_contact_gradient.data(), x.extent(0)));
+    Kokkos::parallel_for(
+        "intact::solver::add_contact_gradient", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                gradient(i, c) += contact_gradient(i, c);
+            }
+        });
+    const auto num_diagonal = diagonal_rows.size();
+    Kokkos::View<int*, MemSpace> rows("intact::solver::contact_diagonal_rows", num_diagonal);
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> blocks_added(
+        "intact::solver::contact_diagonal", num_diagonal);
+    Kokkos::deep_copy(rows, HostInts(diagonal_rows.data(), num_diagonal));
+    Kokkos::deep_copy(blocks_added, HostBlocks(diagonal_values.data(), num_diagonal));
+    const auto values = m_matrix.values();
+    const auto diagonal = m_matrix.diagonal();
+    Kokkos::parallel_for(
+        "intact::solver::add_contact_diagonal", Kokkos::RangePolicy<ExecSpace>(0, num_diagonal),
+        KOKKOS_LAMBDA(const int k) {
+            const int d = diagonal(rows(k));
+            for (int p = 0; p < 3; ++p) {
+                for (int q = 0; q < 3; ++q) {
+                    values(d, p, q) += blocks_added(k, p, q);
+                }
+            }
+        });
+    m_slot_rows_device = Kokkos::View<int*, MemSpace>("intact::solver::contact_rows", m_slot_rows.size());
+    Kokkos::deep_copy(m_slot_rows_device, HostInts(m_slot_rows.data(), m_slot_rows.size()));
+    m_slot_products = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>(
+        "intact::solver::contact_products", m_slot_rows.size());
+    m_slot_products_host = Kokkos::create_mirror_view(m_slot_products);
+}
+
+void NewtonSolver::add_block_products(const std::vector<Vec3>& columns,
+                                      bool obstacle_columns,
+                                      const NodeField& y) {
+    // y(row) += mask(row) Σ_blocks B · columns(col), summed on the host per row slot, added on the device.
+    Kokkos::deep_copy(m_slot_products_host, 0.0);
+    for (std::size_t k = 0; k < m_contact_blocks.size(); ++k) {
+        const auto& block = m_contact_blocks[k];
+        if (m_surface->is_obstacle(block.col) != obstacle_columns) {
+            continue;
+        }
+        const Vec3& v = columns[static_cast<std::size_t>(
+            obstacle_columns ? block.col - m_surface->num_body_vertices() : block.col)];
+        const int slot = m_block_slot[k];
+        for (int r = 0; r < 3; ++r) {
+            m_slot_products_host(slot, r) +=
+                block.value[r][0] * v[0] + block.value[r][1] * v[1] + block.value[r][2] * v[2];
+        }
+    }
+    Kokkos::deep_copy(m_slot_products, m_slot_products_host);
+    const auto rows = m_slot_rows_device;
+    const auto products = m_slot_products;
+    const auto mask = m_free;
+    Kokkos::parallel_for(
+        "intact::solver::add_contact_products", Kokkos::RangePolicy<ExecSpace>(0, rows.extent(0)),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                y(rows(k), c) += mask(rows(k)) * products(k, c);
+            }
+        });
 }
 
 void NewtonSolver::apply_contact(const NodeField& p, const NodeField& y) {
-    // Collective on every rank (the gather), whether or not this rank has blocks.
-    m_surface->gather(p, *m_obstacle_columns, m_ps);
-    auto host_y = Kokkos::create_mirror_view_and_copy(HostSpace(), y);
-    const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_free);
-    for (const auto& block : m_contact_blocks) {
-        const Vec3& v = m_ps[static_cast<std::size_t>(block.col)];
-        for (int r = 0; r < 3; ++r) {
-            host_y(block.row, r) += mask(block.row) * (block.value[r][0] * v[0] + block.value[r][1] * v[1] +
-                                                       block.value[r][2] * v[2]);
-        }
-    }
-    Kokkos::deep_copy(y, host_y);
+    // Collective on every rank (the gather), whether or not this rank has blocks. PCG directions leave the
+    // obstacles where they are: their columns do not act here.
+    m_surface->gather(p, m_obstacle_zero, m_ps);
+    add_block_products(m_ps, false, y);
 }
 
 void NewtonSolver::initialize_kappa(const NodeField& x, const StepProblem& problem) {
@@ -357,9 +426,10 @@ NewtonSolver::minimize(const NodeField& x, const StepProblem& problem, const New
 
             // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f.
             assemble(x, problem);
-            m_obstacle_columns = &m_obstacle_step; // obstacles push through their contact blocks too
-            m_pcg.apply(delta, product);           // elements and contact: the boundary pushes through both
-            m_obstacle_columns = &m_obstacle_zero;
+            m_pcg.apply(delta, product); // elements and contact: the boundary pushes through both
+            if (m_barrier) {
+                add_block_products(m_obstacle_step, true, product); // and so do the obstacles
+            }
             Kokkos::parallel_for(
                 "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, n),
                 KOKKOS_LAMBDA(const int i) {

@@ -113,6 +113,14 @@ public:
     void assemble_elastic(const NodeField& x, const StepProblem& problem);
     const BlockMatrix& matrix() const { return m_matrix; }
 
+    /// The contact part of `assemble`: gradient rows and diagonal blocks added on the device, the other
+    /// blocks kept for PCG. Collective (it refreshes the ghost plan). Public for CUDA lambdas.
+    void add_contact(const NodeField& x);
+    /// y(row) += mask(row) Σ B · columns(col) over the off-diagonal contact blocks whose column is a body
+    /// row (`obstacle_columns` false: `columns` has every surface row) or an obstacle row (true: `columns`
+    /// has the obstacle rows). Host sums per row slot, added on the device. Public for CUDA lambdas.
+    void add_block_products(const std::vector<Vec3>& columns, bool obstacle_columns, const NodeField& y);
+
 private:
     MPI_Comm m_comm;
     int m_num_owned;
@@ -124,7 +132,6 @@ private:
     NodeField m_gradient, m_rhs, m_direction, m_trial, m_boundary_step, m_product;
 
     // Contact (optional).
-    void add_contact(const NodeField& x);
     void apply_contact(const NodeField& p, const NodeField& y);
     void initialize_kappa(const NodeField& x, const StepProblem& problem);
     bool snap_is_safe(const NodeField& x);
@@ -133,13 +140,18 @@ private:
     contact::FrictionPotential* m_friction = nullptr;
     double m_kappa = 0.0, m_kappa_min = 0.0, m_kappa_max = 0.0, m_length = 1.0;
     std::vector<contact::ContactBlock> m_contact_blocks; ///< off-diagonal contact blocks of owned rows
-    std::vector<Vec3> m_xs, m_ps;                        ///< gathered surface rows
-    mutable std::vector<Vec3> m_ts;                      ///< surface rows at a line-search trial
+    std::vector<int> m_block_slot, m_slot_rows;          ///< per block its row's slot; per slot its local row
+    Kokkos::View<int*, MemSpace> m_slot_rows_device;
+    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>
+        m_slot_products; ///< per slot, sized per iteration
+    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>::HostMirror m_slot_products_host;
+    NodeField m_contact_gradient_device;
+    std::vector<Vec3> m_xs, m_ps;   ///< gathered surface rows
+    mutable std::vector<Vec3> m_ts; ///< surface rows at a line-search trial
     // Obstacle rows: where they are now, their remaining motion this step, and zeros (PCG directions
-    // leave prescribed rows alone). m_obstacle_columns says which of these the contact operator uses.
+    // leave prescribed rows alone).
     std::vector<Vec3> m_obstacle_x, m_obstacle_step, m_obstacle_trial, m_obstacle_zero, m_obstacle_start;
     NodeField m_step_start; ///< xᵗ, for friction lags after the first
-    const std::vector<Vec3>* m_obstacle_columns = &m_obstacle_zero;
     std::vector<double> m_contact_gradient;
 };
 
