@@ -329,7 +329,7 @@ PairValue evaluate_pair(
 
 } // namespace
 
-double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
+double BarrierPotential::local_energy(const std::vector<Vec3>& xs) const {
     const double s_hat = m_dhat * m_dhat;
     double total = 0.0;
     for (const Pair& pair : candidates(xs, nullptr, m_dhat)) {
@@ -349,7 +349,11 @@ double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
         const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
         total += evaluate_pair(pair.kind, x, s_hat, eps_x, Order::energy).energy;
     }
-    return comm::allreduce_sum(m_comm, total);
+    return total;
+}
+
+double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
+    return comm::allreduce_sum(m_comm, local_energy(xs));
 }
 
 double BarrierPotential::mollifier_threshold(const Pair& pair) const {

@@ -52,6 +52,8 @@ public:
     /// Σ over active pairs this rank owns of w b(s, ŝ) (w: edge–edge mollifier), summed over ranks;
     /// +∞ if a pair has s ≤ 0. Collective.
     double energy(const std::vector<Vec3>& xs) const;
+    /// This rank's part of `energy` (no reduction). Local.
+    double local_energy(const std::vector<Vec3>& xs) const;
 
     /// Smallest squared distance over the candidate pairs touching owned rows (primitives whose boxes
     /// come within d̂, and every plane), reduced with MIN over ranks; +∞ without pairs. Collective.

@@ -118,7 +118,7 @@ void FrictionPotential::lag(const std::vector<Vec3>& xs_start,
     }
 }
 
-double FrictionPotential::energy(const std::vector<Vec3>& xs) const {
+double FrictionPotential::local_energy(const std::vector<Vec3>& xs) const {
     double total = 0.0;
     for (const auto& pair : m_pairs) {
         if (!pair.owned) {
@@ -133,7 +133,11 @@ double FrictionPotential::energy(const std::vector<Vec3>& xs) const {
         }
         total += kernels::friction_pair_potential<4>(m_mu, pair.normal_force, pair.c, pair.P, dx, m_eps_v_h);
     }
-    return comm::allreduce_sum(m_comm, total);
+    return total;
+}
+
+double FrictionPotential::energy(const std::vector<Vec3>& xs) const {
+    return comm::allreduce_sum(m_comm, local_energy(xs));
 }
 
 void FrictionPotential::derivatives(const std::vector<Vec3>& xs,

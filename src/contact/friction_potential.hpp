@@ -33,6 +33,8 @@ public:
 
     /// Σ over lagged pairs this rank owns of μ N f0(‖u‖), summed over ranks. Collective.
     double energy(const std::vector<Vec3>& xs) const;
+    /// This rank's part of `energy` (no reduction). Local.
+    double local_energy(const std::vector<Vec3>& xs) const;
 
     /// Gradient rows (owned local nodes) and PSD Hessian blocks of D at `xs`, added to `gradient` and
     /// `blocks`. Local.

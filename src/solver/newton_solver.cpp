@@ -82,14 +82,17 @@ std::pair<double, double> NewtonSolver::energy_change(const NodeField& x,
         },
         change, magnitude);
     const auto elastic = m_elastic.energy_change(x, trial);
-    double totals[2] = {change + ch2 * elastic.first, magnitude + ch2 * elastic.second};
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_DOUBLE, MPI_SUM, m_comm));
+    // [change, scale, barrier at the trial, friction at the trial]: this rank's parts, one reduction.
+    double totals[4] = {change + ch2 * elastic.first, magnitude + ch2 * elastic.second, 0.0, 0.0};
+    if (m_barrier) {
+        m_surface->gather(trial, obstacle_trial, m_ts); // collective: before the reduction
+        totals[2] = m_barrier->local_energy(m_ts);
+        totals[3] = m_friction ? m_friction->local_energy(m_ts) : 0.0;
+    }
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 4, MPI_DOUBLE, MPI_SUM, m_comm));
     if (m_barrier) {
         // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
-        m_surface->gather(trial, obstacle_trial, m_ts);
-        const auto at_trial = contact_energies(m_ts);
-        totals[0] +=
-            m_kappa * (at_trial.first - contact_at_x.first) + (at_trial.second - contact_at_x.second);
+        totals[0] += m_kappa * (totals[2] - contact_at_x.first) + (totals[3] - contact_at_x.second);
         totals[1] += m_kappa * std::abs(contact_at_x.first) + std::abs(contact_at_x.second);
     }
     return {totals[0], totals[1]};
