@@ -1,0 +1,64 @@
+#pragma once
+/// @file barrier_pairs.hpp
+/// @brief The IPC barrier on a PairList, on the device: energy, κ-weighted gradients and PSD Hessians per
+/// pair (IPC spec §2, §5). The same formulas as the host BarrierPotential, so both agree to round-off.
+///
+/// Stencils written by barrier_derivatives: point–triangle {p, t0, t1, t2} and edge–edge {a0, a1, b0, b1}
+/// with 4 vertices; point–plane {point, plane row} with 2, gradient (g, −g), g = κ b′(s) 2 d n, and
+/// Hessian [[K, −K], [−K, K]], K = κ max(0, 4 s b″ + 2 b′) n nᵀ (the plane's row is prescribed and never
+/// owned, so only the point's row is added, with the coupling block through which a moving plane pushes).
+///
+/// PSD projection and pairs across partitions. A pair whose rows are owned by two ranks is evaluated,
+/// and its 12×12 Hessian projected, on both (each keeps its owned rows): exchanging the projected rows
+/// would cost a message per Newton iteration, which the owner-computes design avoids. The projection is
+/// made cheaper instead, exactly (kernels/pair_projection.hpp): a point–point case of a point–triangle
+/// or an unmollified edge–edge pair uses the closed form (rank one), a point–edge case projects the 9×9
+/// block of its three vertices, and only interior and mollified pairs run project_psd<12>. Measured on
+/// this machine's CPU (one core, tests/contact/test_contact_assembly.cpp, ProjectionCost): see the
+/// figures printed by that test; at the time of writing project_psd<12> cost about 6 µs per pair, 9×9
+/// about 2.7 µs and the closed form about 0.02 µs, so the saving is the share of pairs in point–point
+/// and point–edge cases (most pairs near a vertex or an edge of a fine mesh).
+
+#include "src/contact/pair_list.hpp"
+#include "src/contact/pair_stencils.hpp"
+
+namespace intact::contact {
+
+/// Σ over the pairs of `candidates` this rank owns (owns_pair) of w b(s, ŝ) (w: the edge–edge mollifier;
+/// pairs with s ≥ ŝ add 0), +∞ if an owned pair has s ≤ 0 (a point–plane pair on or behind its plane).
+/// Not reduced over ranks. Device work, host result.
+double barrier_local_energy(const PairList& candidates,
+                            const ConstSurfaceField& xs,
+                            const SurfaceTopology& topology,
+                            double s_hat);
+
+/// The pairs of `candidates` with s < ŝ at xs, in their order, into `active` (its Views grow only).
+/// Device work; the host reads one count.
+void select_active_pairs(const PairList& candidates,
+                         const ConstSurfaceField& xs,
+                         const SurfaceTopology& topology,
+                         double s_hat,
+                         PairList& active);
+
+/// κ-weighted gradient and, when `hessian`, PSD-projected Hessian of b (w b for edge pairs) per pair of
+/// `active` (every pair, owned or not: ContactMatrix keeps this rank's rows), written to `out` (one entry
+/// per pair, in the order of `active`). With `hessian` false this is the gradient-only pass of the κ
+/// initialisation (IPC spec §4.2, κ = 1 there). Device work, no host sync beyond `out.resize`.
+void barrier_derivatives(const PairList& active,
+                         const ConstSurfaceField& xs,
+                         const SurfaceTopology& topology,
+                         double s_hat,
+                         double kappa,
+                         bool hessian,
+                         PairStencils& out);
+
+/// As barrier_derivatives with `hessian`, but with the plain project_psd<12> on every point–triangle and
+/// edge–edge pair (the host path's projection), for tests and the cost measurement.
+void barrier_derivatives_full_projection(const PairList& active,
+                                         const ConstSurfaceField& xs,
+                                         const SurfaceTopology& topology,
+                                         double s_hat,
+                                         double kappa,
+                                         PairStencils& out);
+
+} // namespace intact::contact
