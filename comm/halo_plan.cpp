@@ -103,4 +103,36 @@ HaloPlan::HaloPlan(MPI_Comm comm,
     m_recv_ids = to_device("intact::comm::halo_recv_ids", recv_ids);
 }
 
+HaloPlan::HaloPlan(MPI_Comm comm,
+                   std::vector<int> send_ranks,
+                   std::vector<int> send_offsets,
+                   Kokkos::View<const int*, MemSpace> send_ids,
+                   std::vector<int> recv_ranks,
+                   std::vector<int> recv_offsets,
+                   Kokkos::View<const int*, MemSpace> recv_ids)
+    : m_comm(comm), m_send_ranks(std::move(send_ranks)), m_send_offsets(std::move(send_offsets)),
+      m_recv_ranks(std::move(recv_ranks)), m_recv_offsets(std::move(recv_offsets)),
+      m_send_ids(std::move(send_ids)), m_recv_ids(std::move(recv_ids)) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    auto check = [size](const std::vector<int>& ranks, const std::vector<int>& offsets, std::size_t ids,
+                        const char* what) {
+        INTACT_REQUIRE(offsets.size() == ranks.size() + 1 && offsets.front() == 0,
+                       "explicit halo plan: " << what << " has " << ranks.size() << " ranks and "
+                                              << offsets.size() << " offsets (want ranks + 1, from 0)");
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+            INTACT_REQUIRE(ranks[k] >= 0 && ranks[k] < size && (k == 0 || ranks[k - 1] < ranks[k]),
+                           "explicit halo plan: " << what << " ranks must be ascending ranks of the "
+                                                  << "communicator (rank " << ranks[k] << ")");
+            INTACT_REQUIRE(offsets[k] <= offsets[k + 1],
+                           "explicit halo plan: " << what << " offsets decrease at block " << k);
+        }
+        INTACT_REQUIRE(static_cast<std::size_t>(offsets.back()) <= ids,
+                       "explicit halo plan: " << what << " blocks hold " << offsets.back()
+                                              << " entries but the ids View only " << ids);
+    };
+    check(m_send_ranks, m_send_offsets, m_send_ids.extent(0), "send");
+    check(m_recv_ranks, m_recv_offsets, m_recv_ids.extent(0), "receive");
+}
+
 } // namespace intact::comm

@@ -6,6 +6,10 @@
 /// The plan is built once per mesh (collective) and reused by every exchange. Messages to and from one
 /// neighbour are contiguous in the send / receive buffers, in neighbour order; within a neighbour's
 /// block, entries follow the order of the receiver's ghosts (ascending global id).
+///
+/// A plan can also be given explicitly (second constructor): the caller names the neighbours, the blocks
+/// and the device ids, e.g. the contact ghosts of a step (src/contact/contact_surface.hpp), whose send ids
+/// index one array (local nodes) and receive ids another (surface rows). Any HaloTransport moves either.
 
 #include "src/core/types.hpp"
 
@@ -25,6 +29,20 @@ public:
              int num_owned,
              const std::vector<GlobalId>& local_global_ids,
              const std::vector<int>& ghost_owners);
+
+    /// Explicit plan; no communication. Entry k of the send buffer is taken from index send_ids(k) of the
+    /// sender's array; entry k of the receive buffer goes to index recv_ids(k) of the receiver's array.
+    /// The ids Views (device) may be longer than the last offset (capacity); they are shared, not copied.
+    /// num_owned() and num_local() are 0: the ids index the caller's arrays, not an owned/ghost layout.
+    /// @param send_ranks neighbours to send to, ascending; send_offsets their blocks (size send_ranks + 1)
+    /// @param recv_ranks neighbours to receive from, ascending; recv_offsets their blocks
+    HaloPlan(MPI_Comm comm,
+             std::vector<int> send_ranks,
+             std::vector<int> send_offsets,
+             Kokkos::View<const int*, MemSpace> send_ids,
+             std::vector<int> recv_ranks,
+             std::vector<int> recv_offsets,
+             Kokkos::View<const int*, MemSpace> recv_ids);
 
     MPI_Comm comm() const { return m_comm; }
     int num_owned() const { return m_num_owned; }
@@ -53,8 +71,8 @@ private:
     int m_num_local = 0;
     std::vector<int> m_send_ranks, m_send_offsets{0};
     std::vector<int> m_recv_ranks, m_recv_offsets{0};
-    Kokkos::View<int*, MemSpace> m_send_ids;
-    Kokkos::View<int*, MemSpace> m_recv_ids;
+    Kokkos::View<const int*, MemSpace> m_send_ids;
+    Kokkos::View<const int*, MemSpace> m_recv_ids;
 };
 
 } // namespace intact::comm

@@ -6,8 +6,10 @@
 //
 // Steps: 1. `boxes` random boxes in a cube, edges uniform in [0, 1] cell, about one box per cell (a dense
 // surface with its d̂ inflation); 2. time SpatialHash::query_self and SpatialHash::query (points against
-// the boxes, the point–triangle shape) and print min / median / max and candidate pairs per second;
-// 3. time the host hash grid on the same self query and check it finds the same pairs.
+// the boxes, the point–triangle shape), which return sorted pairs on the host, and their device-result
+// forms (query_self_on_device, query_on_device: pairs stay on the device, as the candidate search uses
+// them), and print min / median / max and candidate pairs per second; 3. time the host hash grid on the
+// same self query and check it finds the same pairs (and the device forms the same number).
 // Every rank runs its own copy; times are the slowest rank's.
 #include "bench_common.hpp"
 #include "src/contact/broad_phase.hpp"
@@ -144,15 +146,26 @@ int main(int argc, char** argv) {
         MPI_COMM_WORLD, repeats, [&] { self_pairs = hash.query_self(device_boxes).size(); });
     const auto cross = intact::bench::time_repeated(
         MPI_COMM_WORLD, repeats, [&] { point_pairs = hash.query(device_points, device_boxes).size(); });
+    int self_device = 0, point_device = 0;
+    const auto self_on_device = intact::bench::time_repeated(
+        MPI_COMM_WORLD, repeats, [&] { self_device = hash.query_self_on_device(device_boxes).count; });
+    const auto cross_on_device = intact::bench::time_repeated(MPI_COMM_WORLD, repeats, [&] {
+        point_device = hash.query_on_device(device_points, device_boxes).count;
+    });
 
     // 3. The host hash grid on the same self query.
     std::vector<std::array<int, 2>> host_pairs;
     const auto host = intact::bench::time_repeated(MPI_COMM_WORLD, repeats,
                                                    [&] { host_pairs = host_grid_self(boxes, cell); });
-    const bool same = host_pairs == hash.query_self(device_boxes);
+    const bool same = host_pairs == hash.query_self(device_boxes) &&
+                      static_cast<std::size_t>(self_device) == self_pairs &&
+                      static_cast<std::size_t>(point_device) == point_pairs;
     if (runtime.rank() == 0) {
         print("SpatialHash::query_self", self, self_pairs);
         print("SpatialHash::query (points, boxes)", cross, point_pairs);
+        print("SpatialHash::query_self_on_device", self_on_device, static_cast<std::size_t>(self_device));
+        print("SpatialHash::query_on_device (points)", cross_on_device,
+              static_cast<std::size_t>(point_device));
         print("host hash grid, self", host, host_pairs.size());
         std::printf("host grid and SpatialHash agree: %s; speed-up (median) %.2fx\n", same ? "yes" : "NO",
                     host.median / self.median);

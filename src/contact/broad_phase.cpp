@@ -113,6 +113,17 @@ template <int K> struct Rows {
     Kokkos::View<const int* [K], MemSpace> ids;
     KOKKOS_INLINE_FUNCTION int operator()(int p, int k) const { return ids(p, k); }
 };
+// Vertex ids(p) (a subset of the vertices).
+struct SomeVertices {
+    Kokkos::View<const int*, MemSpace> ids;
+    KOKKOS_INLINE_FUNCTION int operator()(int p, int) const { return ids(p); }
+};
+// Vertex k of primitive ids(p) (a subset of the primitives).
+template <int K> struct SomeRows {
+    Kokkos::View<const int* [K], Kokkos::LayoutRight, MemSpace> rows;
+    Kokkos::View<const int*, MemSpace> ids;
+    KOKKOS_INLINE_FUNCTION int operator()(int p, int k) const { return rows(ids(p), k); }
+};
 
 template <int K, class Vertices>
 void fill_boxes(int n,
@@ -121,12 +132,14 @@ void fill_boxes(int n,
                 const ConstPointField& step,
                 double r,
                 BoxList& boxes) {
-    if (boxes.size() != n || boxes.lo.data() == nullptr) {
-        boxes.lo =
-            decltype(boxes.lo)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_lo"), n);
-        boxes.hi =
-            decltype(boxes.hi)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_hi"), n);
+    if (static_cast<int>(boxes.lo.extent(0)) < n || boxes.lo.data() == nullptr) {
+        const int capacity = n + n / 4;
+        boxes.lo = decltype(boxes.lo)(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_lo"), capacity);
+        boxes.hi = decltype(boxes.hi)(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_hi"), capacity);
     }
+    boxes.count = n;
     const bool swept = step.extent(0) > 0;
     INTACT_REQUIRE(!swept || step.extent(0) == x.extent(0),
                    "broad phase: " << step.extent(0) << " steps for " << x.extent(0) << " positions");
@@ -341,6 +354,32 @@ void triangle_boxes(const Kokkos::View<const int* [3], MemSpace>& triangles,
     fill_boxes<3>(static_cast<int>(triangles.extent(0)), Rows<3>{triangles}, x, step, r, boxes);
 }
 
+void vertex_boxes(const Kokkos::View<const int*, MemSpace>& ids,
+                  const ConstPointField& x,
+                  const ConstPointField& step,
+                  double r,
+                  BoxList& boxes) {
+    fill_boxes<1>(static_cast<int>(ids.extent(0)), SomeVertices{ids}, x, step, r, boxes);
+}
+
+void edge_boxes(const Kokkos::View<const int* [2], Kokkos::LayoutRight, MemSpace>& edges,
+                const Kokkos::View<const int*, MemSpace>& ids,
+                const ConstPointField& x,
+                const ConstPointField& step,
+                double r,
+                BoxList& boxes) {
+    fill_boxes<2>(static_cast<int>(ids.extent(0)), SomeRows<2>{edges, ids}, x, step, r, boxes);
+}
+
+void triangle_boxes(const Kokkos::View<const int* [3], Kokkos::LayoutRight, MemSpace>& triangles,
+                    const Kokkos::View<const int*, MemSpace>& ids,
+                    const ConstPointField& x,
+                    const ConstPointField& step,
+                    double r,
+                    BoxList& boxes) {
+    fill_boxes<3>(static_cast<int>(ids.extent(0)), SomeRows<3>{triangles, ids}, x, step, r, boxes);
+}
+
 SpatialHash::SpatialHash(double cell, std::int64_t max_cells_per_box)
     : m_cell(cell), m_max_cells(max_cells_per_box) {
     INTACT_REQUIRE(cell > 0.0 && std::isfinite(cell),
@@ -357,7 +396,17 @@ const std::vector<std::array<int, 2>>& SpatialHash::query_self(const BoxList& a)
     return run(a, a, true);
 }
 
-const std::vector<std::array<int, 2>>& SpatialHash::run(const BoxList& a, const BoxList& b, bool self) {
+DevicePairs SpatialHash::query_on_device(const BoxList& a, const BoxList& b) {
+    const int total = run_on_device(a, b, false);
+    return {m_pairs, total};
+}
+
+DevicePairs SpatialHash::query_self_on_device(const BoxList& a) {
+    const int total = run_on_device(a, a, true);
+    return {m_pairs, total};
+}
+
+int SpatialHash::run_on_device(const BoxList& a, const BoxList& b, bool self) {
     build_table(b, m_cell, m_max_cells, m_table);
     const int na = a.size();
 
@@ -386,6 +435,12 @@ const std::vector<std::array<int, 2>>& SpatialHash::run(const BoxList& a, const 
     search.pairs = m_pairs;
     Kokkos::parallel_for("intact::contact::fill_pairs", Kokkos::RangePolicy<ExecSpace>(0, na),
                          FillPairs{search});
+    return total;
+}
+
+const std::vector<std::array<int, 2>>& SpatialHash::run(const BoxList& a, const BoxList& b, bool self) {
+    const int total = run_on_device(a, b, self);
+    const int na = a.size();
 
     // 3. To the host, straight into the returned vector; each query box's run sorted by the second index
     // (the runs themselves are in order of the first).

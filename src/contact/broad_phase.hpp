@@ -17,18 +17,28 @@ namespace intact::contact {
 /// Closed axis-aligned boxes, one per primitive (row i = primitive i), on the device. Units: metres.
 /// A box with lo > hi (or a NaN) on some axis is empty and overlaps nothing. Coordinates beyond 2^40 cells
 /// from the origin are clamped for hashing only (the overlap test stays exact).
+/// The builders below keep the Views' capacity and set `count` to the rows in use; a list made by hand
+/// leaves `count` at −1 and uses every row.
 struct BoxList {
     Kokkos::View<double*[3], MemSpace> lo, hi;
+    int count = -1; ///< rows in use; −1: all rows of `lo` and `hi`
 
-    int size() const { return static_cast<int>(lo.extent(0)); }
+    int size() const { return count >= 0 ? count : static_cast<int>(lo.extent(0)); }
 };
 
 /// Positions (or steps) per vertex, nv × 3, on the device; NodeField converts to it.
 using ConstPointField = Kokkos::View<const double* [3], Kokkos::LayoutRight, MemSpace>;
 
 /// Boxes of all vertices: [min(x, x + step), max(x, x + step)] ± r. `step` may be an empty View (no
-/// sweep). Reallocates `boxes` only when its size changes. Runs on ExecSpace.
+/// sweep). Reallocates `boxes` only when it has too few rows (capacity kept). Runs on ExecSpace.
 void vertex_boxes(const ConstPointField& x, const ConstPointField& step, double r, BoxList& boxes);
+
+/// Boxes of the vertices `ids` (row k: vertex ids(k) of `x`), swept and inflated as vertex_boxes.
+void vertex_boxes(const Kokkos::View<const int*, MemSpace>& ids,
+                  const ConstPointField& x,
+                  const ConstPointField& step,
+                  double r,
+                  BoxList& boxes);
 
 /// Boxes of edges (ne × 2 vertex indices into `x`), swept over `step` when it is not empty, ± r.
 void edge_boxes(const Kokkos::View<const int* [2], MemSpace>& edges,
@@ -43,6 +53,30 @@ void triangle_boxes(const Kokkos::View<const int* [3], MemSpace>& triangles,
                     const ConstPointField& step,
                     double r,
                     BoxList& boxes);
+
+/// Boxes of the edges `ids` (row k: edge ids(k) of `edges`, LayoutRight as in SurfaceTopology), swept over
+/// `step` when it is not empty, ± r.
+void edge_boxes(const Kokkos::View<const int* [2], Kokkos::LayoutRight, MemSpace>& edges,
+                const Kokkos::View<const int*, MemSpace>& ids,
+                const ConstPointField& x,
+                const ConstPointField& step,
+                double r,
+                BoxList& boxes);
+
+/// Boxes of the triangles `ids` (row k: triangle ids(k) of `triangles`), swept and inflated as above.
+void triangle_boxes(const Kokkos::View<const int* [3], Kokkos::LayoutRight, MemSpace>& triangles,
+                    const Kokkos::View<const int*, MemSpace>& ids,
+                    const ConstPointField& x,
+                    const ConstPointField& step,
+                    double r,
+                    BoxList& boxes);
+
+/// Overlapping pairs on the device: rows [0, count) of `pairs` hold (i, j). The View belongs to the
+/// SpatialHash and is overwritten by its next query.
+struct DevicePairs {
+    Kokkos::View<const int* [2], Kokkos::LayoutRight, MemSpace> pairs;
+    int count = 0;
+};
 
 namespace detail {
 /// One hashed box in one cell: the packed cell coordinates and the box's row.
@@ -78,6 +112,9 @@ struct HashTable {
 /// many of them (a cell far too small) make the query O(n²).
 ///
 /// Allocations are kept and grown between calls; the returned reference stays valid until the next query.
+/// `query_on_device` / `query_self_on_device` leave the pairs on the device: the same set, grouped by the
+/// first index in ascending order, but in no fixed order within a group (the table is filled with
+/// atomics); callers that need an order sort them (CandidateSearch does).
 class SpatialHash {
 public:
     /// Default cap on the cells a hashed box may cover (8 × 8 × 8).
@@ -92,11 +129,17 @@ public:
     /// Pairs (i, j), i < j, of rows of `a` whose boxes overlap. Blocks until done.
     const std::vector<std::array<int, 2>>& query_self(const BoxList& a);
 
+    /// As `query`, with the pairs left on the device (only the count reaches the host).
+    DevicePairs query_on_device(const BoxList& a, const BoxList& b);
+    /// As `query_self`, with the pairs left on the device.
+    DevicePairs query_self_on_device(const BoxList& a);
+
     double cell() const { return m_cell; }
     std::int64_t max_cells_per_box() const { return m_max_cells; }
 
 private:
     const std::vector<std::array<int, 2>>& run(const BoxList& a, const BoxList& b, bool self);
+    int run_on_device(const BoxList& a, const BoxList& b, bool self);
 
     double m_cell;
     std::int64_t m_max_cells;

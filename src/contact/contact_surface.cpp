@@ -4,6 +4,7 @@
 #include "src/mesh/surface.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <unordered_map>
 
@@ -68,6 +69,303 @@ void incidence(int rows,
             ids[static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++)] = static_cast<int>(i);
         }
     }
+}
+
+// ---- Device helpers (free functions and functors: CUDA lambdas need a public or free enclosing function) --
+
+using IntView = Kokkos::View<int*, MemSpace>;
+using RowsView = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+using ConstRowsView = Kokkos::View<const double* [3], Kokkos::LayoutRight, MemSpace>;
+
+template <class T> Kokkos::View<T*, MemSpace> to_device(const char* label, const std::vector<T>& values) {
+    Kokkos::View<T*, MemSpace> view(std::string(label), values.size());
+    Kokkos::deep_copy(
+        view, Kokkos::View<const T*, HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()));
+    return view;
+}
+
+template <class T, std::size_t K, class Value = T>
+Kokkos::View<Value* [K], Kokkos::LayoutRight, MemSpace>
+rows_to_device(const char* label, const std::vector<std::array<T, K>>& rows) {
+    Kokkos::View<Value* [K], Kokkos::LayoutRight, MemSpace> view(std::string(label), rows.size());
+    const auto host = Kokkos::create_mirror_view(view);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t k = 0; k < K; ++k) {
+            host(i, k) = rows[i][k];
+        }
+    }
+    Kokkos::deep_copy(view, host);
+    return view;
+}
+
+template <class View>
+void grow(View& view, std::size_t n, const char* label) {
+    if (view.extent(0) < n || view.data() == nullptr) {
+        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4 + 1);
+    }
+}
+
+KOKKOS_INLINE_FUNCTION double min2(double a, double b) {
+    return a < b ? a : b;
+}
+KOKKOS_INLINE_FUNCTION double max2(double a, double b) {
+    return a > b ? a : b;
+}
+
+// Anchor boxes of the local rows: reset to x (begin_step) or widened by x (add_anchor).
+void anchor_rows(
+    const IntView& local_nodes, const NodeField& x, const RowsView& lo, const RowsView& hi, bool reset) {
+    Kokkos::parallel_for(
+        "intact::contact::anchor_rows", Kokkos::RangePolicy<ExecSpace>(0, local_nodes.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            const int n = local_nodes(i);
+            for (int c = 0; c < 3; ++c) {
+                const double v = x(n, c);
+                lo(i, c) = reset ? v : min2(lo(i, c), v);
+                hi(i, c) = reset ? v : max2(hi(i, c), v);
+            }
+        });
+}
+
+// Swept box of every local row over its anchors, x and (when `step` is not empty) x + step.
+void swept_row_boxes(const IntView& local_nodes,
+                     const NodeField& x,
+                     const NodeField& step,
+                     const RowsView& anchor_lo,
+                     const RowsView& anchor_hi,
+                     const RowsView& lo,
+                     const RowsView& hi) {
+    const bool swept = step.extent(0) > 0;
+    Kokkos::parallel_for(
+        "intact::contact::swept_row_boxes", Kokkos::RangePolicy<ExecSpace>(0, local_nodes.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            const int n = local_nodes(i);
+            for (int c = 0; c < 3; ++c) {
+                const double now = x(n, c);
+                const double end = swept ? now + step(n, c) : now;
+                lo(i, c) = min2(min2(anchor_lo(i, c), now), end);
+                hi(i, c) = max2(max2(anchor_hi(i, c), now), end);
+            }
+        });
+}
+
+// Box of every own primitive (own triangles, then own edges): the union of its rows' swept boxes.
+void own_primitive_boxes(const IntView& own_triangles,
+                         const IntView& own_edges,
+                         const SurfaceTopology& topology,
+                         const IntView& row_of_local_index,
+                         const RowsView& row_lo,
+                         const RowsView& row_hi,
+                         const RowsView& lo,
+                         const RowsView& hi) {
+    const int nt = static_cast<int>(own_triangles.extent(0));
+    const int n = nt + static_cast<int>(own_edges.extent(0));
+    const auto triangles = topology.triangles;
+    const auto edges = topology.edges;
+    Kokkos::parallel_for(
+        "intact::contact::own_primitive_boxes", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int k) {
+            const bool triangle = k < nt;
+            const int item = triangle ? own_triangles(k) : own_edges(k - nt);
+            const int count = triangle ? 3 : 2;
+            const int first = row_of_local_index(triangle ? triangles(item, 0) : edges(item, 0));
+            for (int c = 0; c < 3; ++c) {
+                double a = row_lo(first, c);
+                double b = row_hi(first, c);
+                for (int v = 1; v < count; ++v) {
+                    const int i = row_of_local_index(triangle ? triangles(item, v) : edges(item, v));
+                    a = min2(a, row_lo(i, c));
+                    b = max2(b, row_hi(i, c));
+                }
+                lo(k, c) = a;
+                hi(k, c) = b;
+            }
+        });
+}
+
+// The bounding box (lo, hi) of boxes [0, n): one team per bound. Empty (lo > hi) when n = 0.
+std::array<double, 6>
+bounding_box(const RowsView& lo, const RowsView& hi, int n, const Kokkos::View<double[6], MemSpace>& out) {
+    using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
+    Kokkos::parallel_for(
+        "intact::contact::bound_rank_box", Kokkos::TeamPolicy<ExecSpace>(6, Kokkos::AUTO),
+        KOKKOS_LAMBDA(const Team& team) {
+            const int bound = team.league_rank();
+            const int c = bound % 3;
+            double value = 0.0;
+            if (bound < 3) {
+                Kokkos::parallel_reduce(
+                    Kokkos::TeamThreadRange(team, n), [&](const int k, double& m) { m = min2(m, lo(k, c)); },
+                    Kokkos::Min<double>(value));
+            } else {
+                Kokkos::parallel_reduce(
+                    Kokkos::TeamThreadRange(team, n), [&](const int k, double& m) { m = max2(m, hi(k, c)); },
+                    Kokkos::Max<double>(value));
+            }
+            Kokkos::single(Kokkos::PerTeam(team), [&]() { out(bound) = value; });
+        });
+    const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    return {host(0), host(1), host(2), host(3), host(4), host(5)};
+}
+
+// Which owned rows go to which candidate rank: entry k·n_owned + i is 1 when an own primitive incident to
+// owned row i overlaps candidate box k. Compacted (rank-major, rows ascending) into rows / local nodes;
+// block_start(k) is the first entry of block k. Returns the number of rows to send.
+struct SendSelection {
+    IntView owned_surface, owned_local, triangle_offsets, triangle_ids, edge_offsets, edge_ids;
+    IntView slot_of_triangle, slot_of_edge;
+    RowsView own_lo, own_hi;
+    Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace> boxes;
+    IntView send_rows, send_local, block_start;
+    int num_owned;
+
+    KOKKOS_INLINE_FUNCTION bool overlaps(int slot, int k) const {
+        for (int c = 0; c < 3; ++c) {
+            if (own_hi(slot, c) < boxes(k, c) || boxes(k, 3 + c) < own_lo(slot, c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    KOKKOS_INLINE_FUNCTION void operator()(const int entry, int& update, const bool final) const {
+        const int k = entry / num_owned;
+        const int i = entry - k * num_owned;
+        if (final && i == 0) {
+            block_start(k) = update;
+        }
+        const int v = owned_surface(i);
+        bool send = false;
+        for (int j = triangle_offsets(v); j < triangle_offsets(v + 1) && !send; ++j) {
+            send = overlaps(slot_of_triangle(triangle_ids(j)), k);
+        }
+        for (int j = edge_offsets(v); j < edge_offsets(v + 1) && !send; ++j) {
+            send = overlaps(slot_of_edge(edge_ids(j)), k);
+        }
+        if (send) {
+            if (final) {
+                send_rows(update) = v;
+                send_local(update) = owned_local(i);
+            }
+            ++update;
+        }
+    }
+};
+
+// Rows known after a plan: owned rows, obstacle mesh rows (not the plane rows, which are no primitive's
+// vertex) and the received rows.
+void mark_known(const SurfaceTopology& topology,
+                int first_plane_row,
+                const IntView& recv_rows,
+                int num_recv,
+                const Kokkos::View<char*, MemSpace>& known) {
+    const auto owned = topology.owned;
+    const int nb = topology.num_body_vertices;
+    Kokkos::parallel_for(
+        "intact::contact::mark_known_rows", Kokkos::RangePolicy<ExecSpace>(0, known.extent(0)),
+        KOKKOS_LAMBDA(const int s) {
+            known(s) = (owned(s) != 0 || (s >= nb && s < first_plane_row)) ? 1 : 0;
+        });
+    Kokkos::parallel_for(
+        "intact::contact::mark_received_rows", Kokkos::RangePolicy<ExecSpace>(0, num_recv),
+        KOKKOS_LAMBDA(const int k) { known(recv_rows(k)) = 1; });
+}
+
+// Items of K rows: bit 0 when all rows are known and one is owned, bit 1 when all are known and (Split)
+// none is owned or (!Split) any.
+template <int K, bool Split> struct PickItems {
+    Kokkos::View<const int* [K], Kokkos::LayoutRight, MemSpace> rows;
+    Kokkos::View<const char*, MemSpace> known, owned;
+    KOKKOS_INLINE_FUNCTION int operator()(int item) const {
+        bool all_known = true;
+        bool any_owned = false;
+        for (int k = 0; k < K; ++k) {
+            all_known = all_known && known(rows(item, k)) != 0;
+            any_owned = any_owned || owned(rows(item, k)) != 0;
+        }
+        if (!all_known) {
+            return 0;
+        }
+        return (any_owned ? 1 : 0) | ((Split ? !any_owned : true) ? 2 : 0);
+    }
+};
+// Rows that are known and not owned (bit 0).
+struct PickOtherRows {
+    Kokkos::View<const char*, MemSpace> known, owned;
+    KOKKOS_INLINE_FUNCTION int operator()(int s) const { return known(s) != 0 && owned(s) == 0 ? 1 : 0; }
+};
+
+// Stable compaction of [0, n) into two lists (bit 0 of pick(i): list a, bit 1: list b), by one scan whose
+// 64-bit value counts list a in the low and list b in the high 32 bits.
+template <class Pick> struct CompactTwo {
+    Pick pick;
+    IntView a, b;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i, std::int64_t& update, const bool final) const {
+        const int which = pick(i);
+        if (final) {
+            if (which & 1) {
+                a(static_cast<int>(update & 0xFFFFFFFF)) = i;
+            }
+            if (which & 2) {
+                b(static_cast<int>(update >> 32)) = i;
+            }
+        }
+        update += (which & 1 ? 1 : 0) + (which & 2 ? (std::int64_t{1} << 32) : 0);
+    }
+};
+
+template <class Pick>
+std::array<int, 2> compact_two(const char* label, int n, const Pick& pick, IntView& a, IntView* b) {
+    grow(a, static_cast<std::size_t>(n), "intact::contact::known_list");
+    if (b) {
+        grow(*b, static_cast<std::size_t>(n), "intact::contact::known_list");
+    }
+    std::int64_t total = 0;
+    Kokkos::parallel_scan(label, Kokkos::RangePolicy<ExecSpace>(0, n),
+                          CompactTwo<Pick>{pick, a, b ? *b : IntView()}, total);
+    return {static_cast<int>(total & 0xFFFFFFFF), static_cast<int>(total >> 32)};
+}
+
+Kokkos::View<const int*, MemSpace> head_of(const IntView& view, int n) {
+    return Kokkos::subview(view, std::make_pair(0, n));
+}
+
+void copy_owned_rows(const IntView& owned_surface,
+                     const IntView& owned_local,
+                     const NodeField& field,
+                     const SurfaceField& out) {
+    Kokkos::parallel_for(
+        "intact::contact::gather_owned_rows", Kokkos::RangePolicy<ExecSpace>(0, owned_surface.extent(0)),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                out(owned_surface(k), c) = field(owned_local(k), c);
+            }
+        });
+}
+
+void pack_rows(const Kokkos::View<const int*, MemSpace>& ids,
+               int n,
+               const NodeField& field,
+               const Kokkos::View<double*, MemSpace>& buffer) {
+    Kokkos::parallel_for(
+        "intact::contact::pack_ghost_rows", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                buffer(3 * k + c) = field(ids(k), c);
+            }
+        });
+}
+
+void unpack_rows(const Kokkos::View<const int*, MemSpace>& ids,
+                 int n,
+                 const Kokkos::View<double*, MemSpace>& buffer,
+                 const SurfaceField& out) {
+    Kokkos::parallel_for(
+        "intact::contact::unpack_ghost_rows", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                out(ids(k), c) = buffer(3 * k + c);
+            }
+        });
 }
 
 } // namespace
@@ -219,7 +517,80 @@ ContactSurface::ContactSurface(MPI_Comm comm,
     }
     incidence(num_vertices(), m_triangles, m_triangle_offsets, m_triangle_ids);
     incidence(num_vertices(), m_edges, m_edge_offsets, m_edge_ids);
-    m_known.assign(static_cast<std::size_t>(num_vertices()), 0);
+    // 4. The same on the device: topology, flags, static lists, empty anchors.
+    m_topology.triangles = rows_to_device<int, 3>("intact::contact::triangles", m_triangles);
+    m_topology.edges = rows_to_device<int, 2>("intact::contact::edges", m_edges);
+    m_topology.gid = to_device("intact::contact::row_gid", m_vertex_gid);
+    m_topology.constrained = to_device("intact::contact::row_constrained", m_vertex_constrained);
+    m_topology.owned = to_device("intact::contact::row_owned", m_owned);
+    m_topology.local_of_surface = to_device("intact::contact::local_of_surface", m_local_of_surface);
+    m_topology.rest = rows_to_device<double, 3>("intact::contact::rest", m_rest);
+    std::vector<std::array<double, 3>> normals;
+    std::vector<int> plane_rows;
+    for (const Plane& plane : m_planes) {
+        normals.push_back({plane.normal[0], plane.normal[1], plane.normal[2]});
+        plane_rows.push_back(plane.row);
+    }
+    m_topology.plane_normal = rows_to_device<double, 3>("intact::contact::plane_normal", normals);
+    m_topology.plane_row = to_device("intact::contact::plane_row", plane_rows);
+    m_topology.num_body_vertices = m_num_body_vertices;
+    std::vector<std::array<double, 3>> velocities;
+    for (const Vec3& v : m_obstacle_velocity) {
+        velocities.push_back({v[0], v[1], v[2]});
+    }
+    m_obstacle_velocity_d = rows_to_device<double, 3>("intact::contact::obstacle_velocity", velocities);
+
+    m_owned_surface_d = to_device("intact::contact::owned_rows", m_owned_surface);
+    m_owned_local_d = to_device("intact::contact::owned_local", m_owned_local);
+    std::vector<int> local_nodes;
+    for (const int s : m_local_rows) {
+        local_nodes.push_back(m_local_of_surface[static_cast<std::size_t>(s)]);
+    }
+    m_local_nodes_d = to_device("intact::contact::local_row_nodes", local_nodes);
+    m_row_of_local_index_d = to_device("intact::contact::row_of_local_index", m_row_of_local_index);
+    m_own_triangles_d = to_device("intact::contact::own_triangles", m_own_triangles);
+    m_own_edges_d = to_device("intact::contact::own_edges", m_own_edges);
+    std::vector<int> slot_of_triangle(m_triangles.size(), -1), slot_of_edge(m_edges.size(), -1);
+    for (std::size_t k = 0; k < m_own_triangles.size(); ++k) {
+        slot_of_triangle[static_cast<std::size_t>(m_own_triangles[k])] = static_cast<int>(k);
+    }
+    for (std::size_t k = 0; k < m_own_edges.size(); ++k) {
+        slot_of_edge[static_cast<std::size_t>(m_own_edges[k])] = static_cast<int>(m_own_triangles.size() + k);
+    }
+    m_own_slot_of_triangle_d = to_device("intact::contact::own_slot_of_triangle", slot_of_triangle);
+    m_own_slot_of_edge_d = to_device("intact::contact::own_slot_of_edge", slot_of_edge);
+    m_triangle_offsets_d = to_device("intact::contact::triangle_offsets", m_triangle_offsets);
+    m_triangle_ids_d = to_device("intact::contact::triangle_ids", m_triangle_ids);
+    m_edge_offsets_d = to_device("intact::contact::edge_offsets", m_edge_offsets);
+    m_edge_ids_d = to_device("intact::contact::edge_ids", m_edge_ids);
+
+    const std::size_t nl = m_local_rows.size();
+    m_anchor_lo = RowsView("intact::contact::anchor_lo", nl);
+    m_anchor_hi = RowsView("intact::contact::anchor_hi", nl);
+    Kokkos::deep_copy(m_anchor_lo, std::numeric_limits<double>::infinity()); // no anchor yet: empty
+    Kokkos::deep_copy(m_anchor_hi, -std::numeric_limits<double>::infinity());
+    m_row_lo = RowsView("intact::contact::row_lo", nl);
+    m_row_hi = RowsView("intact::contact::row_hi", nl);
+    const std::size_t no = m_own_triangles.size() + m_own_edges.size();
+    m_own_lo = RowsView("intact::contact::own_lo", no);
+    m_own_hi = RowsView("intact::contact::own_hi", no);
+    m_bound_d = Kokkos::View<double[6], MemSpace>("intact::contact::rank_box");
+    m_neighbour_boxes_d =
+        Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace>("intact::contact::neighbour_boxes", m_size);
+    m_neighbour_boxes_host = Kokkos::create_mirror_view(m_neighbour_boxes_d);
+    m_block_offsets_d = IntView("intact::contact::send_block_starts", static_cast<std::size_t>(m_size) + 1);
+    m_known_d = Kokkos::View<char*, MemSpace>("intact::contact::known_rows",
+                                              static_cast<std::size_t>(num_vertices()));
+    m_transport = comm::make_transport(comm, "mpi");
+}
+
+void ContactSurface::set_transport(std::shared_ptr<comm::HaloTransport> transport) {
+    INTACT_REQUIRE(transport != nullptr, "ContactSurface::set_transport: no transport");
+    m_transport = std::move(transport);
+}
+
+SurfaceField ContactSurface::make_field(const std::string& label) const {
+    return SurfaceField(label, static_cast<std::size_t>(num_vertices()));
 }
 
 std::vector<Vec3> ContactSurface::obstacle_positions(double time) const {
@@ -232,97 +603,130 @@ std::vector<Vec3> ContactSurface::obstacle_positions(double time) const {
     return rows;
 }
 
+void ContactSurface::obstacle_positions(double time, const SurfaceField& xs) const {
+    INTACT_REQUIRE(static_cast<int>(xs.extent(0)) == num_vertices(),
+                   "ContactSurface::obstacle_positions: field has " << xs.extent(0) << " rows, not "
+                                                                    << num_vertices());
+    const int first = m_num_body_vertices;
+    const auto rest = m_topology.rest;
+    const auto velocity = m_obstacle_velocity_d;
+    Kokkos::parallel_for(
+        "intact::contact::obstacle_positions", Kokkos::RangePolicy<ExecSpace>(0, num_obstacle_rows()),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                xs(first + k, c) = rest(first + k, c) + time * velocity(k, c);
+            }
+        });
+}
+
+void ContactSurface::combine_obstacle_rows(double a,
+                                           const ConstSurfaceField& x,
+                                           double b,
+                                           const ConstSurfaceField& y,
+                                           const SurfaceField& out) const {
+    const int first = m_num_body_vertices;
+    const bool zero = a == 0.0 && b == 0.0;
+    Kokkos::parallel_for(
+        "intact::contact::combine_obstacle_rows", Kokkos::RangePolicy<ExecSpace>(0, num_obstacle_rows()),
+        KOKKOS_LAMBDA(const int k) {
+            for (int c = 0; c < 3; ++c) {
+                out(first + k, c) = zero ? 0.0 : a * x(first + k, c) + b * y(first + k, c);
+            }
+        });
+}
+
+double ContactSurface::obstacle_max_abs(const ConstSurfaceField& field) const {
+    const int first = m_num_body_vertices;
+    double largest = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::contact::obstacle_max_abs", Kokkos::RangePolicy<ExecSpace>(0, num_obstacle_rows()),
+        KOKKOS_LAMBDA(const int k, double& m) {
+            for (int c = 0; c < 3; ++c) {
+                const double v = field(first + k, c) < 0.0 ? -field(first + k, c) : field(first + k, c);
+                m = max2(m, v);
+            }
+        },
+        Kokkos::Max<double>(largest));
+    return num_obstacle_rows() == 0 ? 0.0 : largest;
+}
+
 void ContactSurface::begin_step(const NodeField& x) {
-    m_anchors.clear();
-    add_anchor(x);
+    anchor_rows(m_local_nodes_d, x, m_anchor_lo, m_anchor_hi, true);
 }
 
 void ContactSurface::add_anchor(const NodeField& x) {
-    const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), x);
-    std::vector<Vec3> rows(m_local_rows.size());
-    for (std::size_t i = 0; i < m_local_rows.size(); ++i) {
-        const int n = m_local_of_surface[static_cast<std::size_t>(m_local_rows[i])];
-        rows[i] = {host(n, 0), host(n, 1), host(n, 2)};
-    }
-    m_anchors.push_back(std::move(rows));
+    anchor_rows(m_local_nodes_d, x, m_anchor_lo, m_anchor_hi, false);
 }
 
 void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, double inflation) {
-    // 1. Swept box of every local row over {xᵗ, x, x + step}; of every own primitive; of this rank.
-    const auto hx = Kokkos::create_mirror_view_and_copy(HostSpace(), x);
-    const auto hp = Kokkos::create_mirror_view_and_copy(HostSpace(), step ? *step : x); // unused without step
-    std::vector<Box> row_box(m_local_rows.size());
-    for (std::size_t i = 0; i < m_local_rows.size(); ++i) {
-        const int n = m_local_of_surface[static_cast<std::size_t>(m_local_rows[i])];
-        const double now[3] = {hx(n, 0), hx(n, 1), hx(n, 2)};
-        for (const auto& anchor : m_anchors) {
-            row_box[i].add(anchor[i].data());
-        }
-        row_box[i].add(now);
-        if (step) {
-            const double end[3] = {now[0] + hp(n, 0), now[1] + hp(n, 1), now[2] + hp(n, 2)};
-            row_box[i].add(end);
-        }
-    }
-    auto primitive_box = [&](const auto& rows) {
-        Box box;
-        for (const int v : rows) {
-            box.add(row_box[static_cast<std::size_t>(m_row_of_local_index[static_cast<std::size_t>(v)])]);
-        }
-        return box;
-    };
-    std::vector<Box> own_box;
-    own_box.reserve(m_own_triangles.size() + m_own_edges.size());
+    // 1. Swept box of every local row over {anchors, x, x + step}; of every own primitive; of this rank.
+    swept_row_boxes(m_local_nodes_d, x, step ? *step : NodeField(), m_anchor_lo, m_anchor_hi, m_row_lo,
+                    m_row_hi);
+    own_primitive_boxes(m_own_triangles_d, m_own_edges_d, m_topology, m_row_of_local_index_d, m_row_lo,
+                        m_row_hi, m_own_lo, m_own_hi);
+    const auto bound = bounding_box(m_own_lo, m_own_hi, static_cast<int>(m_own_lo.extent(0)), m_bound_d);
     Box mine;
-    for (const int t : m_own_triangles) {
-        own_box.push_back(primitive_box(m_triangles[static_cast<std::size_t>(t)]));
-        mine.add(own_box.back());
-    }
-    for (const int e : m_own_edges) {
-        own_box.push_back(primitive_box(m_edges[static_cast<std::size_t>(e)]));
-        mine.add(own_box.back());
-    }
     for (int c = 0; c < 3; ++c) {
-        mine.lo[c] -= inflation;
-        mine.hi[c] += inflation;
+        mine.lo[c] = bound[static_cast<std::size_t>(c)] - inflation;
+        mine.hi[c] = bound[static_cast<std::size_t>(3 + c)] + inflation;
     }
 
-    // 2. Every rank's inflated box; rows to send to each rank whose box one of my primitives overlaps.
+    // 2. Every rank's inflated box; on the device, the owned rows of own primitives that overlap the box of
+    // each rank whose box overlaps mine (rank-major, rows ascending); to the host for the MPI set-up.
     std::vector<Box> boxes(static_cast<std::size_t>(m_size));
     INTACT_CHECK_MPI(MPI_Allgather(&mine, 6, MPI_DOUBLE, boxes.data(), 6, MPI_DOUBLE, m_comm));
-    std::vector<std::vector<int>> send(static_cast<std::size_t>(m_size));
+    std::vector<int> candidates;
+    const auto neighbour_boxes = m_neighbour_boxes_host;
     for (int r = 0; r < m_size; ++r) {
-        if (r == m_rank || !boxes[static_cast<std::size_t>(r)].overlaps(mine)) {
-            continue;
-        }
-        auto& rows = send[static_cast<std::size_t>(r)];
-        auto add_owned = [&](const auto& item) {
-            for (const int v : item) {
-                if (owns(v)) {
-                    rows.push_back(v);
-                }
+        if (r != m_rank && boxes[static_cast<std::size_t>(r)].overlaps(mine)) {
+            for (int c = 0; c < 3; ++c) {
+                neighbour_boxes(candidates.size(), c) = boxes[static_cast<std::size_t>(r)].lo[c];
+                neighbour_boxes(candidates.size(), 3 + c) = boxes[static_cast<std::size_t>(r)].hi[c];
             }
-        };
-        std::size_t k = 0;
-        for (const int t : m_own_triangles) {
-            if (own_box[k++].overlaps(boxes[static_cast<std::size_t>(r)])) {
-                add_owned(m_triangles[static_cast<std::size_t>(t)]);
-            }
+            candidates.push_back(r);
         }
-        for (const int e : m_own_edges) {
-            if (own_box[k++].overlaps(boxes[static_cast<std::size_t>(r)])) {
-                add_owned(m_edges[static_cast<std::size_t>(e)]);
-            }
-        }
-        std::sort(rows.begin(), rows.end());
-        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    }
+    const int num_owned = static_cast<int>(m_owned_surface.size());
+    const int entries = static_cast<int>(candidates.size()) * num_owned;
+    int total = 0;
+    std::vector<int> block_start(candidates.size() + 1, 0);
+    if (entries > 0) {
+        Kokkos::deep_copy(m_neighbour_boxes_d, neighbour_boxes);
+        grow(m_send_rows_d, static_cast<std::size_t>(entries), "intact::contact::send_rows");
+        grow(m_send_local_d, static_cast<std::size_t>(entries), "intact::contact::send_local");
+        SendSelection select{m_owned_surface_d,
+                             m_owned_local_d,
+                             m_triangle_offsets_d,
+                             m_triangle_ids_d,
+                             m_edge_offsets_d,
+                             m_edge_ids_d,
+                             m_own_slot_of_triangle_d,
+                             m_own_slot_of_edge_d,
+                             m_own_lo,
+                             m_own_hi,
+                             m_neighbour_boxes_d,
+                             m_send_rows_d,
+                             m_send_local_d,
+                             m_block_offsets_d,
+                             num_owned};
+        Kokkos::parallel_scan("intact::contact::select_ghost_rows",
+                              Kokkos::RangePolicy<ExecSpace>(0, entries), select, total);
+        Kokkos::deep_copy(
+            Kokkos::View<int*, HostSpace, Kokkos::MemoryUnmanaged>(block_start.data(), candidates.size()),
+            Kokkos::subview(m_block_offsets_d, std::make_pair(0, static_cast<int>(candidates.size()))));
+    }
+    block_start.back() = total;
+    std::vector<int> sent(static_cast<std::size_t>(total));
+    if (total > 0) {
+        Kokkos::deep_copy(Kokkos::View<int*, HostSpace, Kokkos::MemoryUnmanaged>(sent.data(), sent.size()),
+                          Kokkos::subview(m_send_rows_d, std::make_pair(0, total)));
     }
 
     // 3. Counts to everyone, then the row ids point to point.
-    std::vector<int> send_counts(static_cast<std::size_t>(m_size)),
+    std::vector<int> send_counts(static_cast<std::size_t>(m_size), 0),
         recv_counts(static_cast<std::size_t>(m_size));
-    for (int r = 0; r < m_size; ++r) {
-        send_counts[static_cast<std::size_t>(r)] = static_cast<int>(send[static_cast<std::size_t>(r)].size());
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+        send_counts[static_cast<std::size_t>(candidates[k])] = block_start[k + 1] - block_start[k];
     }
     INTACT_CHECK_MPI(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, m_comm));
     m_send_ranks.clear();
@@ -330,13 +734,14 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
     m_send_rows.clear();
     m_recv_ranks.clear();
     m_recv_offsets.assign(1, 0);
-    for (int r = 0; r < m_size; ++r) {
-        if (send_counts[static_cast<std::size_t>(r)] > 0) {
-            m_send_ranks.push_back(r);
-            const auto& rows = send[static_cast<std::size_t>(r)];
-            m_send_rows.insert(m_send_rows.end(), rows.begin(), rows.end());
-            m_send_offsets.push_back(static_cast<int>(m_send_rows.size()));
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+        if (block_start[k + 1] > block_start[k]) { // blocks are contiguous: m_send_rows is `sent` in order
+            m_send_ranks.push_back(candidates[k]);
+            m_send_offsets.push_back(block_start[k + 1]);
         }
+    }
+    m_send_rows = std::move(sent);
+    for (int r = 0; r < m_size; ++r) {
         if (recv_counts[static_cast<std::size_t>(r)] > 0) {
             m_recv_ranks.push_back(r);
             m_recv_offsets.push_back(m_recv_offsets.back() + recv_counts[static_cast<std::size_t>(r)]);
@@ -356,44 +761,41 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
                                    ghost_ids_tag, m_comm, &m_requests[q++]));
     }
     INTACT_CHECK_MPI(MPI_Waitall(static_cast<int>(q), m_requests.data(), MPI_STATUSES_IGNORE));
+    const int num_recv = static_cast<int>(m_recv_rows.size());
+    grow(m_recv_rows_d, static_cast<std::size_t>(num_recv), "intact::contact::recv_rows");
+    if (num_recv > 0) {
+        Kokkos::deep_copy(Kokkos::subview(m_recv_rows_d, std::make_pair(0, num_recv)),
+                          Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>(m_recv_rows.data(),
+                                                                                       m_recv_rows.size()));
+    }
 
-    // 4. Known rows and the primitives all of whose rows are known.
-    for (const int v : m_known_vertices) {
-        m_known[static_cast<std::size_t>(v)] = 0;
-    }
-    m_known_vertices = m_owned_surface;
-    m_known_vertices.insert(m_known_vertices.end(), m_recv_rows.begin(), m_recv_rows.end());
-    const int first_plane_row = num_vertices() - static_cast<int>(m_planes.size());
-    for (int s = m_num_body_vertices; s < first_plane_row; ++s) {
-        m_known_vertices.push_back(s); // obstacle mesh rows; plane rows are no primitive's vertex
-    }
-    std::sort(m_known_vertices.begin(), m_known_vertices.end());
-    m_known_vertices.erase(std::unique(m_known_vertices.begin(), m_known_vertices.end()),
-                           m_known_vertices.end());
-    for (const int v : m_known_vertices) {
-        m_known[static_cast<std::size_t>(v)] = 1;
-    }
-    auto collect = [&](const std::vector<int>& offsets, const std::vector<int>& ids, const auto& items,
-                       std::vector<int>& out) {
-        out.clear();
-        for (const int v : m_known_vertices) {
-            for (int j = offsets[static_cast<std::size_t>(v)]; j < offsets[static_cast<std::size_t>(v) + 1];
-                 ++j) {
-                const int item = ids[static_cast<std::size_t>(j)];
-                const auto& rows = items[static_cast<std::size_t>(item)];
-                if (std::all_of(rows.begin(), rows.end(),
-                                [&](int w) { return m_known[static_cast<std::size_t>(w)] != 0; })) {
-                    out.push_back(item);
-                }
-            }
-        }
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
-    };
-    collect(m_triangle_offsets, m_triangle_ids, m_triangles, m_known_triangles);
-    collect(m_edge_offsets, m_edge_ids, m_edges, m_known_edges);
+    // 4. Known rows and the primitives all of whose rows are known, on the device.
+    mark_known(m_topology, num_vertices() - static_cast<int>(m_planes.size()), m_recv_rows_d, num_recv,
+               m_known_d);
+    const auto other = compact_two("intact::contact::known_other_rows", num_vertices(),
+                                   PickOtherRows{m_known_d, m_topology.owned}, m_other_points_d, nullptr);
+    const auto tris = compact_two("intact::contact::known_triangles", static_cast<int>(m_triangles.size()),
+                                  PickItems<3, false>{m_topology.triangles, m_known_d, m_topology.owned},
+                                  m_owned_triangles_d, &m_triangles_d);
+    const auto edges = compact_two("intact::contact::known_edges", static_cast<int>(m_edges.size()),
+                                   PickItems<2, true>{m_topology.edges, m_known_d, m_topology.owned},
+                                   m_owned_edges_d, &m_other_edges_d);
+    m_known_device.owned_points = m_owned_surface_d;
+    m_known_device.other_points = head_of(m_other_points_d, other[0]);
+    m_known_device.triangles = head_of(m_triangles_d, tris[1]);
+    m_known_device.owned_triangles = head_of(m_owned_triangles_d, tris[0]);
+    m_known_device.owned_edges = head_of(m_owned_edges_d, edges[0]);
+    m_known_device.other_edges = head_of(m_other_edges_d, edges[1]);
+    m_known_on_host = false;
 
-    // 5. What gather packs: owned rows, then sent rows.
+    // 5. The ghost plan for the device gather (send ids: local nodes; receive ids: rows) and its buffers.
+    m_ghost_plan =
+        std::make_unique<comm::HaloPlan>(m_comm, m_send_ranks, m_send_offsets, head_of(m_send_local_d, total),
+                                         m_recv_ranks, m_recv_offsets, head_of(m_recv_rows_d, num_recv));
+    grow(m_gather_send, 3 * static_cast<std::size_t>(total), "intact::contact::gather_send");
+    grow(m_gather_recv, 3 * static_cast<std::size_t>(num_recv), "intact::contact::gather_recv");
+
+    // 6. What the host gather packs: owned rows, then sent rows.
     std::vector<int> pack = m_owned_local;
     for (const int s : m_send_rows) {
         pack.push_back(m_local_of_surface[static_cast<std::size_t>(s)]);
@@ -407,6 +809,61 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
     Kokkos::deep_copy(m_pack_local,
                       Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>(pack.data(), pack.size()));
     m_has_plan = true;
+}
+
+const comm::HaloPlan& ContactSurface::ghost_plan() const {
+    INTACT_REQUIRE(m_ghost_plan != nullptr, "ContactSurface::ghost_plan before update_ghosts");
+    return *m_ghost_plan;
+}
+
+void ContactSurface::gather(const NodeField& field, const SurfaceField& out) const {
+    INTACT_REQUIRE(m_has_plan, "ContactSurface::gather before update_ghosts");
+    INTACT_REQUIRE(static_cast<int>(out.extent(0)) == num_vertices(),
+                   "ContactSurface::gather: field has " << out.extent(0) << " rows, not " << num_vertices());
+    const comm::HaloPlan& plan = *m_ghost_plan;
+    copy_owned_rows(m_owned_surface_d, m_owned_local_d, field, out);
+    pack_rows(plan.send_ids(), plan.num_send(), field, m_gather_send);
+    Kokkos::fence();
+    m_transport->exchange(plan, m_gather_send, m_gather_recv, 3);
+    unpack_rows(plan.recv_ids(), plan.num_recv(), m_gather_recv, out);
+    Kokkos::fence();
+}
+
+namespace {
+// Host copy of the first n entries of a device list.
+std::vector<int> to_host(const Kokkos::View<const int*, MemSpace>& view) {
+    std::vector<int> values(view.extent(0));
+    Kokkos::deep_copy(Kokkos::View<int*, HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()),
+                      view);
+    return values;
+}
+} // namespace
+
+const std::vector<int>& ContactSurface::known_vertices() const {
+    if (!m_known_on_host) {
+        const auto other = to_host(m_known_device.other_points);
+        m_known_vertices.clear();
+        std::merge(m_owned_surface.begin(), m_owned_surface.end(), other.begin(), other.end(),
+                   std::back_inserter(m_known_vertices));
+        m_known_triangles = to_host(m_known_device.triangles);
+        const auto owned_edges = to_host(m_known_device.owned_edges);
+        const auto other_edges = to_host(m_known_device.other_edges);
+        m_known_edges.clear();
+        std::merge(owned_edges.begin(), owned_edges.end(), other_edges.begin(), other_edges.end(),
+                   std::back_inserter(m_known_edges));
+        m_known_on_host = true;
+    }
+    return m_known_vertices;
+}
+
+const std::vector<int>& ContactSurface::known_triangles() const {
+    known_vertices();
+    return m_known_triangles;
+}
+
+const std::vector<int>& ContactSurface::known_edges() const {
+    known_vertices();
+    return m_known_edges;
 }
 
 void ContactSurface::gather(const NodeField& field,

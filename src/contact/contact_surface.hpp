@@ -21,7 +21,19 @@
 /// plan (`update_ghosts`: an MPI_Allgather, an MPI_Alltoall of counts, then point-to-point ids) when it
 /// assembles at x and again for the step x → x + p; `gather` then moves only the rows the plan names,
 /// point to point.
+///
+/// Device side. Everything per row and per primitive runs in kernels: the anchors are one box per local
+/// row on the device (the union of xᵗ and every lagging point), `update_ghosts` builds the swept boxes,
+/// this rank's box and the rows to send on the device, and only the 6 doubles of the rank box, the
+/// counts and the send lists reach the host (for the MPI set-up). The plan is then a comm::HaloPlan
+/// (send ids: local nodes, receive ids: surface rows) that the HaloTransport moves (MPI or NCCL), and
+/// the device `gather(field, out)` packs and unpacks in kernels into a SurfaceField. The topology, the
+/// known primitives (`known()`) and the obstacle rows are device data too; the host accessors above
+/// the device API remain for the host BarrierPotential path.
 
+#include "comm/halo_plan.hpp"
+#include "comm/halo_transport.hpp"
+#include "src/contact/pair_list.hpp"
 #include "src/core/types.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/distribute.hpp"
@@ -30,6 +42,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace intact::contact {
@@ -41,10 +54,21 @@ struct Plane {
     int obstacle = 0; ///< index in the scene's `obstacles`
 };
 
+/// The primitives a rank searches for candidates after `update_ghosts`, as device lists of ascending
+/// indices (exact-size Views): owned_points (the owned rows), other_points (received rows and obstacle
+/// mesh rows), triangles (all rows known), owned_triangles (those with an owned row), owned_edges (all
+/// rows known, one owned), other_edges (all rows known, none owned).
+struct KnownPrimitives {
+    Kokkos::View<const int*, MemSpace> owned_points, other_points;
+    Kokkos::View<const int*, MemSpace> triangles, owned_triangles;
+    Kokkos::View<const int*, MemSpace> owned_edges, other_edges;
+};
+
 class ContactSurface {
 public:
     /// Collective. `scene_mesh` is read on rank 0 only (boundary extraction, obstacle meshes), then
     /// broadcast; `obstacles` (the scene's, same on every rank) give planes and velocities.
+    /// The device gather moves ghost rows with an MPI transport until `set_transport` gives another.
     ContactSurface(MPI_Comm comm,
                    const SceneMesh& scene_mesh,
                    const std::vector<io::Obstacle>& obstacles,
@@ -89,9 +113,10 @@ public:
     /// Rows this rank can use after the last `update_ghosts`: owned, received and obstacle mesh rows (not
     /// the plane rows, which are no primitive's vertex), and the triangles and edges whose vertices are
     /// all such rows. Sorted.
-    const std::vector<int>& known_vertices() const { return m_known_vertices; }
-    const std::vector<int>& known_triangles() const { return m_known_triangles; }
-    const std::vector<int>& known_edges() const { return m_known_edges; }
+    /// (Host copies of the device lists, made on first use after each update_ghosts.)
+    const std::vector<int>& known_vertices() const;
+    const std::vector<int>& known_triangles() const;
+    const std::vector<int>& known_edges() const;
     /// Body rows received from other ranks by the current plan.
     int num_ghost_rows() const { return static_cast<int>(m_recv_rows.size()); }
 
@@ -99,6 +124,42 @@ public:
     /// rank, the others from their owners by the current plan) and `obstacle_rows` in the obstacle rows.
     /// Rows that are not known keep whatever they held. Collective.
     void gather(const NodeField& field, const std::vector<Vec3>& obstacle_rows, std::vector<Vec3>& out) const;
+
+    // ---- Device API ------------------------------------------------------------------------------------
+
+    /// The replicated topology and this rank's row flags on the device (built once, in the constructor).
+    const SurfaceTopology& topology() const { return m_topology; }
+
+    /// The transport of the device `gather` (e.g. comm::make_transport(comm, scene.halo_transport)); it
+    /// must not be null. Not collective (creating the transport is).
+    void set_transport(std::shared_ptr<comm::HaloTransport> transport);
+
+    /// A zeroed device field of num_vertices rows.
+    SurfaceField make_field(const std::string& label) const;
+
+    /// Write the obstacle rows of `xs` (num_vertices rows) at time t: rest + velocity · t. Device, local.
+    void obstacle_positions(double time, const SurfaceField& xs) const;
+    /// out = a x + b y on the obstacle rows only (e.g. step = target − now: a = 1, b = −1; trial = now +
+    /// α step: a = 1, b = α); other rows untouched. With a = b = 0 the rows are set to 0. Device, local.
+    void combine_obstacle_rows(double a,
+                               const ConstSurfaceField& x,
+                               double b,
+                               const ConstSurfaceField& y,
+                               const SurfaceField& out) const;
+    /// max |value| over the obstacle rows of `field` (0 without obstacles). Device reduction, local.
+    double obstacle_max_abs(const ConstSurfaceField& field) const;
+
+    /// Fill the known body rows of `out` (num_vertices rows) with `field`'s values (local nodes): owned
+    /// rows by a kernel, the rows of other ranks through the ghost plan and the transport (packed and
+    /// unpacked in kernels, buffers kept from update_ghosts). Obstacle rows and rows that are not known
+    /// are left as they are: the caller writes the obstacle rows (obstacle_positions /
+    /// combine_obstacle_rows), once, since gather never touches them. Collective among neighbours.
+    void gather(const NodeField& field, const SurfaceField& out) const;
+
+    /// Known primitives of the current plan (device lists). Valid until the next update_ghosts.
+    const KnownPrimitives& known() const { return m_known_device; }
+    /// The contact ghost plan of the last update_ghosts (send ids: local nodes; receive ids: rows).
+    const comm::HaloPlan& ghost_plan() const;
 
 private:
     MPI_Comm m_comm;
@@ -109,7 +170,7 @@ private:
     std::vector<int> m_vertex_body;
     std::vector<char> m_vertex_constrained;
     std::vector<Vec3> m_rest;
-    std::vector<Vec3> m_obstacle_velocity; ///< per obstacle row
+    std::vector<Vec3> m_obstacle_velocity; ///< per obstacle row (host)
     std::vector<std::array<int, 3>> m_triangles;
     std::vector<std::array<int, 2>> m_edges;
     std::vector<Plane> m_planes;
@@ -118,17 +179,41 @@ private:
 
     // Static: own primitives and their rows; row → incident triangles / edges (CSR).
     std::vector<int> m_own_triangles, m_own_edges;
-    std::vector<int> m_local_rows;            ///< body rows of local nodes (owned and ghosts)
-    std::vector<std::vector<Vec3>> m_anchors; ///< xᵗ and lagging points, per row of m_local_rows
-    std::vector<int> m_row_of_local_index;    ///< row → index in m_local_rows, or -1
+    std::vector<int> m_local_rows;         ///< body rows of local nodes (owned and ghosts)
+    std::vector<int> m_row_of_local_index; ///< row → index in m_local_rows, or -1
     std::vector<int> m_triangle_offsets, m_triangle_ids, m_edge_offsets, m_edge_ids;
 
     // The plan: rows sent to / received from each neighbour, in blocks.
     std::vector<int> m_send_ranks, m_send_offsets, m_send_rows;
     std::vector<int> m_recv_ranks, m_recv_offsets, m_recv_rows;
-    std::vector<int> m_known_vertices, m_known_triangles, m_known_edges;
-    std::vector<char> m_known;
     bool m_has_plan = false;
+    // Host copies of the known lists (legacy accessors), made lazily.
+    mutable std::vector<int> m_known_vertices, m_known_triangles, m_known_edges;
+    mutable bool m_known_on_host = false;
+
+    // ---- Device data ----
+    using IntView = Kokkos::View<int*, MemSpace>;
+    using RowsView = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
+    SurfaceTopology m_topology;
+    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> m_obstacle_velocity_d; ///< per obstacle row
+    std::shared_ptr<comm::HaloTransport> m_transport;
+    // Static lists: owned rows and their local nodes; local rows and their local nodes; own primitives,
+    // each primitive's slot among the own boxes (or −1); the incidence CSR.
+    IntView m_owned_surface_d, m_owned_local_d, m_local_nodes_d, m_row_of_local_index_d;
+    IntView m_own_triangles_d, m_own_edges_d, m_own_slot_of_triangle_d, m_own_slot_of_edge_d;
+    IntView m_triangle_offsets_d, m_triangle_ids_d, m_edge_offsets_d, m_edge_ids_d;
+    // Per local row: anchor box (xᵗ and lagging points) and swept box; per own primitive: its box.
+    RowsView m_anchor_lo, m_anchor_hi, m_row_lo, m_row_hi, m_own_lo, m_own_hi;
+    Kokkos::View<double[6], MemSpace> m_bound_d; ///< this rank's box (lo, hi)
+    Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace> m_neighbour_boxes_d; ///< per candidate rank
+    Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace>::HostMirror m_neighbour_boxes_host;
+    // The plan on the device: sent rows and their local nodes, received rows, block starts.
+    IntView m_send_flags, m_send_rows_d, m_send_local_d, m_recv_rows_d, m_block_offsets_d;
+    Kokkos::View<char*, MemSpace> m_known_d; ///< per row: 1 when known
+    IntView m_other_points_d, m_triangles_d, m_owned_triangles_d, m_owned_edges_d, m_other_edges_d;
+    KnownPrimitives m_known_device;
+    std::unique_ptr<comm::HaloPlan> m_ghost_plan;
+    Kokkos::View<double*, MemSpace> m_gather_send, m_gather_recv;
     // Rows `gather` takes from a field: the owned rows, then the rows sent (local node indices), packed on
     // the device and copied to the host in one piece. Rebuilt with the plan.
     Kokkos::View<int*, MemSpace> m_pack_local;

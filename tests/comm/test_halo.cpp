@@ -1,4 +1,5 @@
-// Halo exchange: after a gather every ghost holds its owner's value (rank-1 and rank-2 fields).
+// Halo exchange: after a gather every ghost holds its owner's value (rank-1 and rank-2 fields); an explicit
+// plan (given blocks and ids, as the contact ghosts use) moves packed buffers through every transport.
 #include "comm/halo_exchange.hpp"
 #include "partition/dual_graph.hpp"
 #include "partition/metis_partitioner.hpp"
@@ -98,6 +99,76 @@ TEST_P(HaloTest, EveryGhostReceivesItsOwnersValue) {
     for (int i = 0; i < local.num_local_nodes(); ++i) {
         EXPECT_EQ(host(i), static_cast<double>(local.node_global_id[static_cast<std::size_t>(i)]));
     }
+}
+
+// An explicit plan: every rank sends 2 + rank values to every other rank r, taken at ids 3 r + k of its
+// array, and receives them in consecutive slots, a block per sender. Values encode sender, receiver, k.
+double encoded(int from, int to, int k) {
+    return 1000.0 * from + 10.0 * to + k;
+}
+
+TEST_P(HaloTest, ExplicitPlanMovesGivenBlocks) {
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<int> send_ranks, send_offsets{0}, send_ids, recv_ranks, recv_offsets{0}, recv_ids;
+    for (int r = 0; r < size; ++r) {
+        if (r == rank) {
+            continue;
+        }
+        send_ranks.push_back(r);
+        for (int k = 0; k < 2 + rank; ++k) {
+            send_ids.push_back(3 * r + k);
+        }
+        send_offsets.push_back(static_cast<int>(send_ids.size()));
+        recv_ranks.push_back(r);
+        for (int k = 0; k < 2 + r; ++k) {
+            recv_ids.push_back(static_cast<int>(recv_ids.size())); // receiver slots, in block order
+        }
+        recv_offsets.push_back(static_cast<int>(recv_ids.size()));
+    }
+    const int num_send = send_offsets.back();
+    const int num_recv = recv_offsets.back();
+    auto device = [](const std::vector<int>& ids) {
+        Kokkos::View<int*, MemSpace> view("ids", ids.size() + 3); // longer than needed: capacity
+        Kokkos::deep_copy(
+            Kokkos::subview(view, std::make_pair(std::size_t{0}, ids.size())),
+            Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>(ids.data(), ids.size()));
+        return Kokkos::View<const int*, MemSpace>(view);
+    };
+    const comm::HaloPlan plan(MPI_COMM_WORLD, send_ranks, send_offsets, device(send_ids), recv_ranks,
+                              recv_offsets, device(recv_ids));
+    EXPECT_EQ(plan.num_send(), num_send);
+    EXPECT_EQ(plan.num_recv(), num_recv);
+    EXPECT_EQ(plan.num_owned(), 0);
+
+    // Pack by the plan's send ids from an array whose entry 3 r + k holds encoded(rank, r, k).
+    Kokkos::View<double*, MemSpace> send("send", 3 * static_cast<std::size_t>(num_send));
+    Kokkos::View<double*, MemSpace> recv("recv", 3 * static_cast<std::size_t>(num_recv));
+    auto send_host = Kokkos::create_mirror_view(send);
+    const auto ids = Kokkos::create_mirror_view_and_copy(HostSpace(), plan.send_ids());
+    for (std::size_t b = 0; b < send_ranks.size(); ++b) {
+        for (int e = send_offsets[b]; e < send_offsets[b + 1]; ++e) {
+            const int k = ids(e) - 3 * send_ranks[b];
+            for (int c = 0; c < 3; ++c) {
+                send_host(3 * e + c) = encoded(rank, send_ranks[b], k) + 0.25 * c;
+            }
+        }
+    }
+    Kokkos::deep_copy(send, send_host);
+    const auto transport = comm::make_transport(MPI_COMM_WORLD, GetParam());
+    transport->exchange(plan, send, recv, 3);
+    const auto recv_host = Kokkos::create_mirror_view_and_copy(HostSpace(), recv);
+    int wrong = 0;
+    for (std::size_t b = 0; b < recv_ranks.size(); ++b) {
+        for (int e = recv_offsets[b]; e < recv_offsets[b + 1]; ++e) {
+            for (int c = 0; c < 3; ++c) {
+                wrong += recv_host(3 * e + c) != encoded(recv_ranks[b], rank, e - recv_offsets[b]) + 0.25 * c;
+            }
+        }
+    }
+    EXPECT_EQ(wrong, 0);
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 // Broad phase (src/contact/broad_phase.hpp): SpatialHash against brute-force O(n²) box overlap on random
 // and hand-made boxes (points, touching and identical boxes, boxes on cell boundaries, boxes covering many
 // cells or more than the cap, negative and far-away coordinates, empty boxes), for query and query_self,
-// at several cell sizes and caps; sortedness, no duplicates, repeatability; and the box builders.
+// at several cell sizes and caps; sortedness, no duplicates, repeatability; the device-result queries; and
+// the box builders (all rows and subsets, capacity kept).
 #include "src/contact/broad_phase.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -105,6 +106,57 @@ std::vector<Box> built_boxes(const std::vector<std::array<int, K>>& ids,
         intact::contact::edge_boxes(ids_to_device<2>(ids), x, step, r, boxes);
     } else {
         intact::contact::triangle_boxes(ids_to_device<3>(ids), x, step, r, boxes);
+    }
+    return to_host(boxes);
+}
+
+// Pairs of a device-result query, copied to the host, with the check that each first index's pairs are
+// contiguous and in ascending order of the first index (the documented grouping); sorted afterwards.
+Pairs device_query(SpatialHash& hash, const std::vector<Box>& a, const std::vector<Box>* b, bool& grouped) {
+    const BoxList la = to_device(a);
+    const intact::contact::DevicePairs found =
+        b ? hash.query_on_device(la, to_device(*b)) : hash.query_self_on_device(la);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), found.pairs);
+    Pairs pairs(static_cast<std::size_t>(found.count));
+    grouped = true;
+    for (int k = 0; k < found.count; ++k) {
+        pairs[static_cast<std::size_t>(k)] = {host(k, 0), host(k, 1)};
+        grouped = grouped && (k == 0 || host(k - 1, 0) <= host(k, 0));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+// Boxes of the subset `ids` of the vertices / edges / triangles through the subset builders, into a list
+// that already has rows (its capacity is kept).
+template <int K>
+std::vector<Box> built_subset_boxes(const std::vector<std::array<int, K>>& items,
+                                    const std::vector<int>& ids,
+                                    const std::vector<std::array<double, 3>>& xs,
+                                    const std::vector<std::array<double, 3>>& steps,
+                                    double r,
+                                    BoxList& boxes) {
+    const Points x = points_to_device(xs);
+    const Points step = steps.empty() ? Points() : points_to_device(steps);
+    Kokkos::View<int*, MemSpace> subset("ids", ids.size());
+    Kokkos::deep_copy(
+        subset, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(ids.data(), ids.size()));
+    if constexpr (K == 1) {
+        intact::contact::vertex_boxes(subset, x, step, r, boxes);
+    } else {
+        Kokkos::View<int* [K], Kokkos::LayoutRight, MemSpace> rows("rows", items.size());
+        auto host = Kokkos::create_mirror_view(rows);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            for (int k = 0; k < K; ++k) {
+                host(i, k) = items[i][static_cast<std::size_t>(k)];
+            }
+        }
+        Kokkos::deep_copy(rows, host);
+        if constexpr (K == 2) {
+            intact::contact::edge_boxes(rows, subset, x, step, r, boxes);
+        } else {
+            intact::contact::triangle_boxes(rows, subset, x, step, r, boxes);
+        }
     }
     return to_host(boxes);
 }
@@ -354,6 +406,66 @@ TEST(BroadPhase, BuildersSweepAndInflate) {
     EXPECT_EQ(triangles[0].hi, (std::array<double, 3>{1, 3, 2}));
     EXPECT_EQ(triangles[1].lo, (std::array<double, 3>{-1, -2, -4}));
     EXPECT_EQ(triangles[1].hi, (std::array<double, 3>{1, 3, 2}));
+}
+
+TEST(BroadPhase, DeviceQueriesFindTheSamePairs) {
+    // query_on_device / query_self_on_device: the pair set of the host queries (brute force), grouped by the
+    // first index; the count only crosses to the host.
+    for (const double cell : {0.25, 1.0}) {
+        for (const long long cap : {1LL, 512LL}) {
+            const auto a = random_boxes(600, 1.0, 30.0, cell > 0.5, 3u + static_cast<unsigned>(cap));
+            const auto b = random_boxes(400, 1.0, 30.0, cell > 0.5, 7u + static_cast<unsigned>(cap));
+            SpatialHash hash(cell, cap);
+            bool grouped = false;
+            EXPECT_TRUE(same_pairs(device_query(hash, a, &b, grouped), brute(a, b)))
+                << "cell " << cell << ", cap " << cap;
+            EXPECT_TRUE(grouped);
+            EXPECT_TRUE(same_pairs(device_query(hash, a, nullptr, grouped), brute_self(a)))
+                << "cell " << cell << ", cap " << cap;
+            EXPECT_TRUE(grouped);
+            EXPECT_EQ(device_query(hash, a, nullptr, grouped), query_self(hash, a));
+        }
+    }
+    SpatialHash hash(1.0);
+    bool grouped = false;
+    EXPECT_TRUE(device_query(hash, {}, nullptr, grouped).empty());
+}
+
+TEST(BroadPhase, SubsetBuildersMatchFullBuildersAndKeepCapacity) {
+    const std::vector<std::array<double, 3>> xs = {{0, 0, 0}, {1, -2, 0.5}, {-1, 3, 2}, {0.25, 0.5, -4}};
+    const std::vector<std::array<double, 3>> steps = {{1, 1, 1}, {-3, 0, 0}, {0, 0, -5}, {0, 0, 0}};
+    const std::vector<std::array<int, 2>> edges = {{{0, 2}}, {{3, 1}}, {{1, 2}}};
+    const std::vector<std::array<int, 3>> triangles = {{{0, 1, 2}}, {{1, 2, 3}}, {{0, 2, 3}}};
+    const double r = 0.125;
+    for (const bool swept : {false, true}) {
+        const auto& step = swept ? steps : std::vector<std::array<double, 3>>{};
+        const auto all_points = built_boxes<1>({}, xs, step, r);
+        const auto all_edges = built_boxes<2>(edges, xs, step, r);
+        const auto all_triangles = built_boxes<3>(triangles, xs, step, r);
+        BoxList list;
+        for (const std::vector<int>& ids :
+             {std::vector<int>{2, 0, 3}, std::vector<int>{1}, std::vector<int>{}}) {
+            const auto points = built_subset_boxes<1>({}, ids, xs, step, r, list);
+            ASSERT_EQ(points.size(), ids.size());
+            EXPECT_GE(static_cast<int>(list.lo.extent(0)), 3); // the first call's capacity is kept
+            for (std::size_t k = 0; k < ids.size(); ++k) {
+                EXPECT_EQ(points[k].lo, all_points[static_cast<std::size_t>(ids[k])].lo);
+                EXPECT_EQ(points[k].hi, all_points[static_cast<std::size_t>(ids[k])].hi);
+            }
+            const auto edge_list = built_subset_boxes<2>(
+                edges, std::vector<int>(ids.begin(), ids.end() - (ids.size() == 3)), xs, step, r, list);
+            for (std::size_t k = 0; k < edge_list.size(); ++k) {
+                EXPECT_EQ(edge_list[k].lo, all_edges[static_cast<std::size_t>(ids[k])].lo);
+                EXPECT_EQ(edge_list[k].hi, all_edges[static_cast<std::size_t>(ids[k])].hi);
+            }
+            const auto triangle_list = built_subset_boxes<3>(
+                triangles, std::vector<int>(ids.begin(), ids.end() - (ids.size() == 3)), xs, step, r, list);
+            for (std::size_t k = 0; k < triangle_list.size(); ++k) {
+                EXPECT_EQ(triangle_list[k].lo, all_triangles[static_cast<std::size_t>(ids[k])].lo);
+                EXPECT_EQ(triangle_list[k].hi, all_triangles[static_cast<std::size_t>(ids[k])].hi);
+            }
+        }
+    }
 }
 
 } // namespace

@@ -1,0 +1,47 @@
+#pragma once
+/// @file candidate_search.hpp
+/// @brief Contact candidates on the device: the pairs of known primitives whose boxes (inflated, and swept
+/// over a step when one is given) overlap, filtered and sorted on the device into a PairList.
+///
+/// The pair set is exactly the host BarrierPotential's candidate set: boxes are inflated by half the
+/// inflation on each side, so two primitives pair when their boxes come within `inflation`; the queries
+/// are owned points × known triangles, other known points × triangles with an owned corner, edges with an
+/// owned row among themselves and against the other known edges, and every owned free row × every plane;
+/// a pair is kept when it shares no row, has an owned row and not all its rows are prescribed.
+///
+/// Order. The hash reports pairs in an order that depends on thread scheduling; the result is sorted by
+/// (kind, rows) with a counting sort on (kind, first row) and a rank sort inside each bucket (keys are
+/// unique per pair, so the result is the same run to run and for any thread count or backend).
+
+#include "src/contact/broad_phase.hpp"
+#include "src/contact/contact_surface.hpp"
+#include "src/contact/pair_list.hpp"
+
+namespace intact::contact {
+
+class CandidateSearch {
+public:
+    /// `surface` must outlive the search. The hash cell is the mean rest length of the bodies' boundary
+    /// edges, at least 2 d̂ (m); it changes the speed, never the result.
+    CandidateSearch(const ContactSurface& surface, double dhat);
+
+    double dhat() const { return m_dhat; }
+
+    /// Candidate pairs at surface positions `xs` (known rows meaningful) within `inflation` (m, usually
+    /// d̂), swept over the step `ps` when it is not an empty View. `out` is sorted by (kind, rows) and
+    /// keeps its capacity between calls. Call after the surface's update_ghosts for the same xs (and ps).
+    /// Device work; only counts reach the host. Local (no MPI).
+    void find(const ConstSurfaceField& xs, const ConstSurfaceField& ps, double inflation, PairList& out);
+
+private:
+    const ContactSurface& m_surface;
+    double m_dhat;
+    SpatialHash m_hash;
+    BoxList m_owned_point_boxes, m_other_point_boxes, m_triangle_boxes, m_owned_triangle_boxes;
+    BoxList m_owned_edge_boxes, m_other_edge_boxes;
+    // Unsorted pairs as found, bucketed by (kind, first row), sorted (with any duplicates).
+    PairList m_found, m_bucketed, m_sorted;
+    Kokkos::View<int*, MemSpace> m_bucket_offset, m_bucket_cursor;
+};
+
+} // namespace intact::contact
