@@ -117,12 +117,12 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);
     m_x = to_device("intact::positions", m_local.rest_position);
     m_v = to_device("intact::velocities", m_local.velocity);
-    m_x_old = NodeField("intact::positions_at_step_start", m_local.rest_position.size());
-    m_x_hat = NodeField("intact::inertial_target", m_local.rest_position.size());
-    m_target = NodeField("intact::boundary_target", m_local.rest_position.size());
-    m_prescribed_velocity = to_device("intact::prescribed_velocity", m_local.prescribed_velocity);
-    m_integrator = solver::make_integrator(m_scene.integrator);
-    m_newton = std::make_unique<solver::NewtonSolver>(m_local, m_scene, *m_halo, m_local.constraint);
+    m_integrator = solver::make_integrator(m_scene.integrator, m_local.num_local_nodes());
+    m_boundary = std::make_unique<solver::BoundaryMotion>(
+        comm, m_local, to_device("intact::prescribed_velocity", m_local.prescribed_velocity),
+        m_surface.get());
+    m_potential =
+        std::make_unique<solver::IncrementalPotential>(m_local, m_scene, *m_halo, m_boundary->free_mask());
 
     // Newton tolerance default (IPC spec §3): ε_d = 1e-2 · l, l the rest bounding-box diagonal.
     double diagonal = 0.0;
@@ -151,11 +151,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     // Contact: the bodies' boundaries and the obstacles; the start must be farther apart than d̂.
     if (m_scene.contact.enabled) {
         m_barrier = std::make_unique<contact::BarrierPotential>(comm, *m_surface, dhat);
-        std::vector<Vec3> xs;
+        m_contact = std::make_unique<contact::ContactModel>(comm, *m_surface, *m_barrier);
         m_surface->begin_step(m_x);
-        m_surface->update_ghosts(m_x, nullptr, dhat);
-        m_surface->gather(m_x, m_surface->obstacle_positions(0.0), xs);
-        const std::string close = m_barrier->first_close_pair(xs);
+        m_contact->update(m_x, m_surface->obstacle_positions(0.0));
+        const std::string close = m_barrier->first_close_pair(m_contact->positions());
         if (!close.empty()) {
             std::string names;
             for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
@@ -167,13 +166,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                     ", closer than dhat = " + std::to_string(dhat) + " m (bodies: " + names + ")",
                 "move the bodies (and obstacles) apart by more than dhat, or lower contact.dhat"));
         }
-        m_newton->enable_contact(*m_surface, *m_barrier, diagonal);
-        if (m_scene.contact.friction > 0.0) {
-            m_friction = std::make_unique<contact::FrictionPotential>(
-                comm, *m_surface, *m_barrier, m_scene.contact.friction, m_scene.contact.epsv);
-            m_newton->enable_friction(*m_friction);
-        }
     }
+    m_solver = solver::make_step_solver(
+        solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary, m_contact.get(), diagonal},
+        m_newton_settings);
 
     // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
     on_root(comm, m_rank, [&] {
@@ -206,12 +202,12 @@ std::string Simulation::pvd_path() const {
 }
 
 void Simulation::run() {
-    write_metrics(0, solver::NewtonResult{}, 0.0);
+    write_metrics(0, solver::StepResult{}, 0.0);
     write_output(0, 0.0);
     int failures = 0;
     for (int n = 1; n <= m_scene.steps; ++n) {
         Kokkos::Timer timer;
-        const solver::NewtonResult result = step();
+        const solver::StepResult result = step();
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
         failures += result.converged ? 0 : 1;
         log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
@@ -231,41 +227,27 @@ void Simulation::run() {
     }
 }
 
-solver::NewtonResult Simulation::step() {
+solver::StepResult Simulation::step() {
+    // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; 2. the method
+    // minimises; 3. velocities from the step's end.
     const double h = m_scene.dt;
-    Kokkos::deep_copy(m_x_old, m_x);
-    m_integrator->predict(h, m_x, m_v, m_x_hat);
-
-    // Prescribed nodes end the step at x + h v_prescribed exactly (fixed nodes: v = 0); Newton brings
-    // them there within the step (see NewtonSolver).
-    const auto x = m_x;
-    const auto target = m_target;
-    const auto vbc = m_prescribed_velocity;
-    Kokkos::parallel_for(
-        "intact::boundary_targets", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
-        KOKKOS_LAMBDA(const int i) {
-            for (int c = 0; c < 3; ++c) {
-                target(i, c) = x(i, c) + h * vbc(i, c);
-            }
-        });
+    m_integrator->begin_step(h, m_x, m_v);
+    m_boundary->begin_step(m_x, h, m_time + h);
     solver::StepProblem problem;
-    problem.x_hat = m_x_hat;
-    problem.target = m_target;
+    problem.x_hat = m_integrator->x_hat();
     problem.h = h;
     problem.weight = m_integrator->potential_weight();
     problem.gravity = m_scene.gravity;
-    if (m_surface) {
-        problem.obstacle_target = m_surface->obstacle_positions(m_time + h);
-    }
-    const solver::NewtonResult result = m_newton->minimize(m_x, problem, m_newton_settings);
-    m_integrator->correct(h, m_x_old, m_x, m_v);
+    problem.time = m_time + h;
+    const solver::StepResult result = m_solver->solve(m_x, problem);
+    m_integrator->end_step(h, m_x, m_v);
     ++m_step;
     m_time = m_step * h;
     return result;
 }
 
 std::array<double, 3> Simulation::energies() const {
-    const auto mass = m_newton->elastic().lumped_mass();
+    const auto mass = m_potential->lumped_mass();
     const auto v = m_v;
     double kinetic = 0.0;
     Kokkos::parallel_reduce(
@@ -274,11 +256,11 @@ std::array<double, 3> Simulation::energies() const {
             sum += 0.5 * mass(i) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
         },
         kinetic);
-    const auto [elastic, gravitational] = m_newton->potential_energies(m_x, m_scene.gravity);
+    const auto [elastic, gravitational] = m_potential->potential_energies(m_x, m_scene.gravity);
     return {comm::allreduce_sum(m_comm, kinetic), elastic, gravitational};
 }
 
-void Simulation::write_metrics(int step, const solver::NewtonResult& result, double wall_seconds) {
+void Simulation::write_metrics(int step, const solver::StepResult& result, double wall_seconds) {
     const auto e = energies();
     if (m_rank == 0) {
         m_metrics->write(

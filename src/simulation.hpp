@@ -10,16 +10,21 @@
 ///   4. rank 0 prepares the output folder: scene.resolved.json, metrics.jsonl, intact.pvd.
 /// Input problems found on any rank surface as an InputError thrown on every rank at once.
 ///
-/// `run` then takes `time.steps` implicit steps (integrator + projected Newton), writing every
-/// `output.every`-th step and the last one, with one metrics line and one progress line per step.
+/// `run` then takes `time.steps` implicit steps, writing every `output.every`-th step and the last one,
+/// with one metrics line and one progress line per step. Simulation owns the step's shared parts (the
+/// incremental potential, the boundary motion, the contact model and the integrator) and the method
+/// that `solver.type` names (solver/step_solver.hpp).
 
 #include "comm/halo_exchange.hpp"
+#include "src/contact/contact_model.hpp"
 #include "src/io/metrics.hpp"
 #include "src/io/scene.hpp"
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/distribute.hpp"
+#include "src/solver/boundary_motion.hpp"
+#include "src/solver/incremental_potential.hpp"
 #include "src/solver/integrator.hpp"
-#include "src/solver/newton_solver.hpp"
+#include "src/solver/step_solver.hpp"
 
 #include <mpi.h>
 
@@ -37,8 +42,8 @@ public:
     /// Write the initial state, then take every time step of the scene. Collective.
     void run();
 
-    /// One time step from the current state. Returns the Newton result. Collective.
-    solver::NewtonResult step();
+    /// One time step from the current state. Returns the method's result. Collective.
+    solver::StepResult step();
 
     const LocalMesh& local_mesh() const { return m_local; }
     const io::Scene& scene() const { return m_scene; }
@@ -50,14 +55,14 @@ public:
     NodeField positions() const { return m_x; }
     NodeField velocities() const { return m_v; }
     /// Lumped nodal masses (kg), complete for owned nodes.
-    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_newton->elastic().lumped_mass(); }
+    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_potential->lumped_mass(); }
 
     /// Kinetic, elastic and gravitational energy of the current state (summed over ranks). Collective.
     std::array<double, 3> energies() const;
 
 private:
     void write_output(int step, double time);
-    void write_metrics(int step, const solver::NewtonResult& result, double wall_seconds);
+    void write_metrics(int step, const solver::StepResult& result, double wall_seconds);
 
     MPI_Comm m_comm;
     int m_rank = 0;
@@ -67,16 +72,16 @@ private:
     LocalMesh m_local;
     std::shared_ptr<comm::HaloPlan> m_halo_plan;
     std::unique_ptr<comm::HaloExchange> m_halo;
-    NodeField m_x;  ///< positions, metres
-    NodeField m_v;  ///< velocities, m/s
-    NodeField m_x0; ///< rest positions, metres
-    NodeField m_x_old, m_x_hat, m_target;
-    NodeField m_prescribed_velocity;                        ///< m/s for moving nodes, 0 elsewhere
-    std::unique_ptr<contact::ContactSurface> m_surface;     ///< when contact is enabled
-    std::unique_ptr<contact::BarrierPotential> m_barrier;   ///< when contact is enabled
-    std::unique_ptr<contact::FrictionPotential> m_friction; ///< when contact.friction > 0
+    NodeField m_x;                                        ///< positions, metres
+    NodeField m_v;                                        ///< velocities, m/s
+    NodeField m_x0;                                       ///< rest positions, metres
+    std::unique_ptr<contact::ContactSurface> m_surface;   ///< when contact is enabled
+    std::unique_ptr<contact::BarrierPotential> m_barrier; ///< when contact is enabled
+    std::unique_ptr<contact::ContactModel> m_contact;     ///< when contact is enabled
+    std::unique_ptr<solver::BoundaryMotion> m_boundary;
+    std::unique_ptr<solver::IncrementalPotential> m_potential;
     std::unique_ptr<solver::Integrator> m_integrator;
-    std::unique_ptr<solver::NewtonSolver> m_newton;
+    std::unique_ptr<solver::StepSolver> m_solver;
     solver::NewtonSettings m_newton_settings;
     int m_step = 0;
     double m_time = 0.0;

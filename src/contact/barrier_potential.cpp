@@ -445,7 +445,6 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
     if (!blocks) {
         return;
     }
-    blocks->clear();
     for (const auto& [key, values] : sums) {
         ContactBlock block{key.first, key.second, {}};
         for (int p = 0; p < 3; ++p) {
@@ -458,6 +457,10 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
 }
 
 double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector<Vec3>& ps) const {
+    return comm::allreduce_min(m_comm, local_max_step(xs, ps));
+}
+
+double BarrierPotential::local_max_step(const std::vector<Vec3>& xs, const std::vector<Vec3>& ps) const {
     double alpha = 1.0;
     for (const Pair& pair : candidates(xs, &ps, m_dhat)) {
         const double d0 = std::sqrt(pair_squared_distance(pair, xs));
@@ -499,7 +502,7 @@ double BarrierPotential::max_step(const std::vector<Vec3>& xs, const std::vector
             alpha = std::min(alpha, toi);
         }
     }
-    return comm::allreduce_min(m_comm, alpha);
+    return alpha;
 }
 
 std::string BarrierPotential::describe_row(int s) const {

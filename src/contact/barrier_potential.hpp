@@ -59,9 +59,9 @@ public:
     /// come within d̂, and every plane), reduced with MIN over ranks; +∞ without pairs. Collective.
     double min_squared_distance(const std::vector<Vec3>& xs) const;
 
-    /// κ-weighted gradient rows (owned local nodes) and, when `blocks` is given, Hessian blocks
-    /// (PSD-projected per pair) of the pairs active at `xs`. `gradient` is indexed by local node (3 values
-    /// each). Local.
+    /// Add the κ-weighted gradient rows (owned local nodes) and, when `blocks` is given, append the Hessian
+    /// blocks (PSD-projected per pair, summed per block) of the pairs active at `xs`. `gradient` is indexed
+    /// by local node (3 values each). Local.
     void derivatives(const std::vector<Vec3>& xs,
                      double kappa,
                      std::vector<double>& gradient,
@@ -70,6 +70,8 @@ public:
     /// Largest α in (0, 1] such that no pair closes more than 80% of its gap along xs + α ps
     /// (conservative CCD over swept-box candidates), reduced with MIN over ranks. Collective.
     double max_step(const std::vector<Vec3>& xs, const std::vector<Vec3>& ps) const;
+    /// This rank's part of `max_step` (no reduction). Local.
+    double local_max_step(const std::vector<Vec3>& xs, const std::vector<Vec3>& ps) const;
 
     /// First pair closer than d̂ at `xs` (for the start-up check), as text naming the bodies (or
     /// obstacles) and their nodes, or empty. Collective (same text on every rank).

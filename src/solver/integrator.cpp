@@ -4,7 +4,13 @@
 
 namespace intact::solver {
 
-void ImplicitEuler::predict(double h, const NodeField& x, const NodeField& v, const NodeField& x_hat) const {
+ImplicitEuler::ImplicitEuler(int num_local)
+    : m_x_hat("intact::solver::inertial_target", num_local),
+      m_start("intact::solver::step_start", num_local) {}
+
+void ImplicitEuler::begin_step(double h, const NodeField& x, const NodeField& v) {
+    Kokkos::deep_copy(m_start, x);
+    const auto x_hat = m_x_hat;
     Kokkos::parallel_for(
         "intact::solver::implicit_euler_predict", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
         KOKKOS_LAMBDA(const int i) {
@@ -14,24 +20,22 @@ void ImplicitEuler::predict(double h, const NodeField& x, const NodeField& v, co
         });
 }
 
-void ImplicitEuler::correct(double h,
-                            const NodeField& x_old,
-                            const NodeField& x_new,
-                            const NodeField& v) const {
+void ImplicitEuler::end_step(double h, const NodeField& x, const NodeField& v) {
     const double inverse_h = 1.0 / h;
+    const auto start = m_start;
     Kokkos::parallel_for(
-        "intact::solver::implicit_euler_correct", Kokkos::RangePolicy<ExecSpace>(0, x_new.extent(0)),
+        "intact::solver::implicit_euler_correct", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
         KOKKOS_LAMBDA(const int i) {
             for (int c = 0; c < 3; ++c) {
-                v(i, c) = (x_new(i, c) - x_old(i, c)) * inverse_h;
+                v(i, c) = (x(i, c) - start(i, c)) * inverse_h;
             }
         });
 }
 
-std::unique_ptr<Integrator> make_integrator(const std::string& type) {
+std::unique_ptr<Integrator> make_integrator(const std::string& type, int num_local) {
     INTACT_REQUIRE(type == "implicit_euler",
                    "unknown integrator '" << type << "' (the scene reader checks this)");
-    return std::make_unique<ImplicitEuler>();
+    return std::make_unique<ImplicitEuler>(num_local);
 }
 
 } // namespace intact::solver

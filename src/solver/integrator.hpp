@@ -3,10 +3,11 @@
 /// @brief Time integrators written as one minimisation per step (IPC spec §1, A-search spec §2).
 ///
 /// Every implicit integrator here solves
-///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² P(x),
-/// P the conservative potential (elasticity + gravity; contact joins later), for a predictor x̂ and a
-/// weight c, then recovers velocities from x*. `predict` gives x̂ and c; `correct` turns x* into the new
-/// velocities. BDF2, Newmark, implicit midpoint and A-search implement this same interface later.
+///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² P(x) + Σ terms(x),
+/// P the conservative potential (elasticity + gravity), for a predictor x̂ and a weight c, then recovers
+/// velocities from x*. The integrator owns x̂ and whatever history it needs (the step's start for
+/// implicit Euler; more for BDF2, Newmark, midpoint and A-search): `begin_step` fills x̂ from the state,
+/// `end_step` turns the solver's x* into the new velocities.
 
 #include "src/core/types.hpp"
 
@@ -21,23 +22,32 @@ public:
     virtual std::string name() const = 0;
     /// Weight c of h² P(x) in the incremental potential.
     virtual double potential_weight() const = 0;
-    /// x̂ from the state at the start of the step (rows: local nodes). Device.
-    virtual void predict(double h, const NodeField& x, const NodeField& v, const NodeField& x_hat) const = 0;
-    /// New velocities from the positions before (x_old) and after (x_new) the step. Device.
-    virtual void
-    correct(double h, const NodeField& x_old, const NodeField& x_new, const NodeField& v) const = 0;
+    /// Remember what the step needs from the state at its start and compute x̂ (rows: local nodes).
+    /// Device.
+    virtual void begin_step(double h, const NodeField& x, const NodeField& v) = 0;
+    /// The inertial target x̂ of the current step.
+    virtual NodeField x_hat() const = 0;
+    /// New velocities v from the step's end x (after begin_step). Device.
+    virtual void end_step(double h, const NodeField& x, const NodeField& v) = 0;
 };
 
 /// Backward (implicit) Euler: x̂ = xᵗ + h vᵗ, c = 1, vᵗ⁺¹ = (xᵗ⁺¹ − xᵗ) / h. First order, dissipative.
 class ImplicitEuler final : public Integrator {
 public:
+    /// @param num_local rows of the node fields
+    explicit ImplicitEuler(int num_local);
     std::string name() const override { return "implicit_euler"; }
     double potential_weight() const override { return 1.0; }
-    void predict(double h, const NodeField& x, const NodeField& v, const NodeField& x_hat) const override;
-    void correct(double h, const NodeField& x_old, const NodeField& x_new, const NodeField& v) const override;
+    void begin_step(double h, const NodeField& x, const NodeField& v) override;
+    NodeField x_hat() const override { return m_x_hat; }
+    void end_step(double h, const NodeField& x, const NodeField& v) override;
+
+private:
+    NodeField m_x_hat; ///< x̂ of the current step
+    NodeField m_start; ///< xᵗ
 };
 
-/// The integrator named by the scene's `integrator.type`.
-std::unique_ptr<Integrator> make_integrator(const std::string& type);
+/// The integrator named by the scene's `integrator.type`, for node fields of `num_local` rows.
+std::unique_ptr<Integrator> make_integrator(const std::string& type, int num_local);
 
 } // namespace intact::solver

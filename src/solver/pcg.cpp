@@ -78,31 +78,19 @@ double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b)
     return comm::allreduce_sum(comm, local);
 }
 
-Pcg::Pcg(const BlockMatrix& matrix, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask)
-    : m_matrix(matrix), m_halo(halo), m_mask(std::move(mask)),
-      m_r("intact::solver::pcg_r", matrix.num_cols()), m_z("intact::solver::pcg_z", matrix.num_cols()),
-      m_p("intact::solver::pcg_p", matrix.num_cols()), m_q("intact::solver::pcg_q", matrix.num_cols()),
-      m_inverse_diagonal("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
+BlockJacobi::BlockJacobi(const BlockMatrix& matrix, Kokkos::View<const double*, MemSpace> mask)
+    : m_matrix(matrix), m_mask(std::move(mask)),
+      m_inverse("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
 
-void Pcg::apply(const NodeField& x, const NodeField& y) const {
-    spmv(m_matrix, x, y, m_mask);
-    if (m_extra) {
-        m_extra(x, y);
-    }
-}
-
-PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& settings) {
-    const MPI_Comm comm = m_halo.plan().comm();
-    const int n = m_matrix.num_rows();
-    const auto mask = m_mask;
-    const auto r = m_r, z = m_z, p = m_p, q = m_q;
-    const auto inverse = m_inverse_diagonal;
-
-    // 1. Block-Jacobi: invert each owned node's 3×3 diagonal block (identity on constrained nodes).
+void BlockJacobi::setup() {
+    // Invert each owned node's 3×3 diagonal block (identity on constrained nodes).
     const auto values = m_matrix.values();
     const auto diagonal = m_matrix.diagonal();
+    const auto mask = m_mask;
+    const auto inverse = m_inverse;
     Kokkos::parallel_for(
-        "intact::solver::pcg_block_jacobi", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+        "intact::solver::pcg_block_jacobi", Kokkos::RangePolicy<ExecSpace>(0, m_matrix.num_rows()),
+        KOKKOS_LAMBDA(const int i) {
             const int k = diagonal(i);
             const double a = values(k, 0, 0), bb = values(k, 0, 1), c = values(k, 0, 2);
             const double d = values(k, 1, 0), e = values(k, 1, 1), f = values(k, 1, 2);
@@ -121,37 +109,83 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
             inverse(i, 2, 1) = s * (bb * g - a * h);
             inverse(i, 2, 2) = usable ? s * (a * e - bb * d) : mask(i);
         });
-    // 2. x = 0, r = mask ⊙ b, z = M⁻¹ r, p = z.
-    Kokkos::deep_copy(x, 0.0);
+}
+
+void BlockJacobi::apply(const NodeField& r, const NodeField& z) const {
+    apply_block_jacobi(m_inverse, r, z, m_matrix.num_rows());
+}
+
+Pcg::Pcg(int num_owned, int num_local, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask)
+    : m_num_owned(num_owned), m_halo(halo), m_mask(std::move(mask)), m_r("intact::solver::pcg_r", num_local),
+      m_z("intact::solver::pcg_z", num_local), m_p("intact::solver::pcg_p", num_local),
+      m_q("intact::solver::pcg_q", num_local) {}
+
+PcgResult Pcg::solve(const LinearOperator& A,
+                     Preconditioner& M,
+                     const NodeField& b,
+                     const NodeField& x,
+                     const PcgSettings& settings) {
+    const MPI_Comm comm = m_halo.plan().comm();
+    const int n = m_num_owned;
+    const auto mask = m_mask;
+    const auto r = m_r, z = m_z, p = m_p, q = m_q;
+
+    // 1. The preconditioner for the current matrix values.
+    M.setup();
+    // 2. r = mask ⊙ (b − A x) (x = 0 without a warm start), z = M⁻¹ r, p = z.
     Kokkos::deep_copy(p, 0.0);
+    if (settings.warm_start) {
+        m_halo.gather(x);
+        A(x, q);
+    } else {
+        Kokkos::deep_copy(x, 0.0);
+    }
+    const bool warm = settings.warm_start;
     Kokkos::parallel_for(
         "intact::solver::pcg_start", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
             for (int c = 0; c < 3; ++c) {
-                r(i, c) = mask(i) * b(i, c);
+                r(i, c) = mask(i) * (warm ? b(i, c) - q(i, c) : b(i, c));
             }
         });
-    const double b_norm = std::sqrt(dot(comm, n, r, r));
+    // The tolerance is relative to ‖mask ⊙ b‖, warm start or not.
+    double sums[2] = {0.0, 0.0};
+    Kokkos::parallel_reduce(
+        "intact::solver::pcg_norms", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int i, double& rr, double& bb) {
+            // Summed as dot() sums, so a cold start's ‖b‖ is bit for bit the ‖r‖ it replaces.
+            rr += r(i, 0) * r(i, 0) + r(i, 1) * r(i, 1) + r(i, 2) * r(i, 2);
+            const double b0 = mask(i) * b(i, 0), b1 = mask(i) * b(i, 1), b2 = mask(i) * b(i, 2);
+            bb += b0 * b0 + b1 * b1 + b2 * b2;
+        },
+        sums[0], sums[1]);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm));
+    const double b_norm = std::sqrt(sums[1]);
     PcgResult result;
-    if (b_norm == 0.0) {
+    if (b_norm == 0.0 || std::sqrt(sums[0]) <= settings.tolerance * b_norm) {
+        if (b_norm == 0.0) {
+            Kokkos::deep_copy(x, 0.0);
+        }
         result.converged = true;
+        result.relative_residual = b_norm == 0.0 ? 0.0 : std::sqrt(sums[0]) / b_norm;
         m_halo.gather(x);
         return result;
     }
-    apply_block_jacobi(inverse, r, z, n);
+    M.apply(r, z);
     Kokkos::deep_copy(Kokkos::subview(p, std::make_pair(0, n), Kokkos::ALL),
                       Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
     double rz = dot(comm, n, r, z);
 
     // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z).
-    double r_norm = b_norm;
+    double r_norm = std::sqrt(sums[0]);
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
-        apply(p, q);
+        A(p, q);
         const double pq = dot(comm, n, p, q);
         if (!(pq > 0.0)) {
-            // Not SPD along p (should not happen after PSD projection). On the first iteration fall back to
-            // the preconditioned residual, a descent direction; later keep the current iterate.
-            if (it == 0) {
+            // Not SPD along p (should not happen after PSD projection). On the first iteration of a cold
+            // start fall back to the preconditioned residual, a descent direction; otherwise keep the
+            // current iterate.
+            if (it == 0 && !warm) {
                 Kokkos::deep_copy(Kokkos::subview(x, std::make_pair(0, n), Kokkos::ALL),
                                   Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
             }
@@ -167,7 +201,7 @@ PcgResult Pcg::solve(const NodeField& b, const NodeField& x, const PcgSettings& 
                 }
             });
         result.iterations = it + 1;
-        apply_block_jacobi(inverse, r, z, n); // before the test, so both dots share one allreduce
+        M.apply(r, z); // before the test, so both dots share one allreduce
         const auto [rr, rz_new] = residual_dots(comm, n, r, z);
         r_norm = std::sqrt(rr);
         if (r_norm <= settings.tolerance * b_norm) {

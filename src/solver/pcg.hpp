@@ -1,6 +1,7 @@
 #pragma once
 /// @file pcg.hpp
-/// @brief Distributed preconditioned conjugate gradients on a BlockMatrix (block-Jacobi preconditioner).
+/// @brief Distributed preconditioned conjugate gradients with a pluggable operator and preconditioner
+/// (block Jacobi the default), with an optional warm start.
 ///
 /// Vectors are node fields (one row of 3 values per local node, owned rows first). The solve works on
 /// owned rows; ghost rows of the search direction are refreshed by one halo gather per iteration before
@@ -27,6 +28,7 @@ double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b)
 struct PcgSettings {
     double tolerance = 1e-6; ///< stop when ‖r‖ ≤ tolerance · ‖b‖ (2-norms over owned, free DOFs)
     int max_iterations = 1000;
+    bool warm_start = false; ///< start from the x given (true) or from zero (false)
 };
 
 struct PcgResult {
@@ -36,29 +38,51 @@ struct PcgResult {
     bool breakdown = false; ///< pᵀAp ≤ 0 or not finite: stopped early
 };
 
-class Pcg {
+/// z = M⁻¹ r on owned rows. `setup` is called once per solve, after the matrix values changed.
+class Preconditioner {
 public:
-    /// @param mask 1 for free nodes, 0 for constrained ones (per local node, device)
-    Pcg(const BlockMatrix& matrix, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask);
+    virtual ~Preconditioner() = default;
+    virtual void setup() = 0;
+    virtual void apply(const NodeField& r, const NodeField& z) const = 0;
+};
 
-    /// Solve A x = b for the owned rows of x (x starts at zero; ghost rows hold their owners' values on
-    /// return). Rebuilds the block-Jacobi inverse from the current matrix values. Collective.
-    PcgResult solve(const NodeField& b, const NodeField& x, const PcgSettings& settings);
-
-    /// An operator added to the matrix in every product: y(owned rows) += mask ⊙ (A_extra x). Contact
-    /// uses it for Hessian blocks that couple nodes beyond the element pattern. Collective when called.
-    using ExtraOperator = std::function<void(const NodeField& x, const NodeField& y)>;
-    void set_extra_operator(ExtraOperator op) { m_extra = std::move(op); }
-    /// A x including the extra operator (owned rows, masked). `x` must hold current ghost values.
-    void apply(const NodeField& x, const NodeField& y) const;
+/// Block Jacobi: the inverted 3×3 diagonal blocks of the matrix (identity on prescribed nodes and on
+/// blocks that are not positive definite). The default preconditioner.
+class BlockJacobi final : public Preconditioner {
+public:
+    BlockJacobi(const BlockMatrix& matrix, Kokkos::View<const double*, MemSpace> mask);
+    void setup() override;
+    void apply(const NodeField& r, const NodeField& z) const override;
 
 private:
     const BlockMatrix& m_matrix;
+    Kokkos::View<const double*, MemSpace> m_mask;
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> m_inverse;
+};
+
+/// y(owned rows) = mask ⊙ (A x) for an x with current ghost rows. Collective where A needs it.
+using LinearOperator = std::function<void(const NodeField& x, const NodeField& y)>;
+
+/// Distributed PCG on node fields (owned rows; ghost rows of the direction refreshed by one halo gather
+/// per iteration). Buffers are allocated once.
+class Pcg {
+public:
+    /// @param mask 1 for free nodes, 0 for constrained ones (per local node, device)
+    Pcg(int num_owned, int num_local, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask);
+
+    /// Solve A x = b for the owned rows of x: from zero, or from the x given when settings.warm_start.
+    /// Ghost rows of x hold their owners' values on return. Calls M.setup() first. Collective.
+    PcgResult solve(const LinearOperator& A,
+                    Preconditioner& M,
+                    const NodeField& b,
+                    const NodeField& x,
+                    const PcgSettings& settings);
+
+private:
+    int m_num_owned;
     comm::HaloExchange& m_halo;
     Kokkos::View<const double*, MemSpace> m_mask;
     NodeField m_r, m_z, m_p, m_q;
-    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> m_inverse_diagonal;
-    ExtraOperator m_extra;
 };
 
 } // namespace intact::solver

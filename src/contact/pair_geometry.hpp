@@ -1,0 +1,87 @@
+#pragma once
+/// @file pair_geometry.hpp
+/// @brief Device functions on one pair of a PairList: its stencil positions, squared distance, the
+/// edge–edge mollifier threshold and which rank counts its energy. Device-callable, allocation-free;
+/// the same formulas the host BarrierPotential used, so both paths agree to round-off.
+
+#include "kernels/distance_type.hpp"
+#include "kernels/edge_edge_mollifier.hpp"
+#include "kernels/pair_distance.hpp"
+#include "src/contact/pair_list.hpp"
+
+namespace intact::contact {
+
+/// The pair's four stencil positions (point–plane: the point, then the plane's row, then zeros).
+KOKKOS_INLINE_FUNCTION void
+pair_positions(int kind, const int rows[4], const ConstSurfaceField& xs, kernels::Vec3 (&x)[4]) {
+    if (kind == k_point_plane) {
+        x[0] = kernels::Vec3(xs(rows[0], 0), xs(rows[0], 1), xs(rows[0], 2));
+        x[1] = kernels::Vec3(xs(rows[2], 0), xs(rows[2], 1), xs(rows[2], 2));
+        x[2] = kernels::Vec3::Zero();
+        x[3] = kernels::Vec3::Zero();
+        return;
+    }
+    for (int k = 0; k < 4; ++k) {
+        x[k] = kernels::Vec3(xs(rows[k], 0), xs(rows[k], 1), xs(rows[k], 2));
+    }
+}
+
+/// Signed distance (m) of a point–plane pair's point from its plane, positive on the free side.
+KOKKOS_INLINE_FUNCTION double
+plane_signed_distance(const int rows[4], const ConstSurfaceField& xs, const SurfaceTopology& topology) {
+    double d = 0.0;
+    for (int c = 0; c < 3; ++c) {
+        d += topology.plane_normal(rows[1], c) * (xs(rows[0], c) - xs(rows[2], c));
+    }
+    return d;
+}
+
+/// Squared distance (m²) of a pair at xs: the closest-feature case of the point–triangle or edge–edge
+/// distance; for a point–plane pair d² on the free side and 0 on or behind the plane (no admissible
+/// distance).
+KOKKOS_INLINE_FUNCTION double pair_squared_distance(int kind,
+                                                    const int rows[4],
+                                                    const ConstSurfaceField& xs,
+                                                    const SurfaceTopology& topology) {
+    if (kind == k_point_plane) {
+        const double d = plane_signed_distance(rows, xs, topology);
+        return d > 0.0 ? d * d : 0.0;
+    }
+    kernels::Vec3 x[4];
+    pair_positions(kind, rows, xs, x);
+    if (kind == k_point_triangle) {
+        return kernels::point_triangle_distance(x[0], x[1], x[2], x[3],
+                                                kernels::point_triangle_case(x[0], x[1], x[2], x[3]));
+    }
+    return kernels::edge_edge_distance(x[0], x[1], x[2], x[3],
+                                       kernels::edge_edge_case(x[0], x[1], x[2], x[3]));
+}
+
+/// ε_x of the edge–edge mollifier from the rest positions of the pair's rows (IPC eq. 24); 0 for other
+/// kinds.
+KOKKOS_INLINE_FUNCTION double
+pair_mollifier_threshold(int kind, const int rows[4], const SurfaceTopology& topology) {
+    if (kind != k_edge_edge) {
+        return 0.0;
+    }
+    kernels::Vec3 r[4];
+    for (int k = 0; k < 4; ++k) {
+        r[k] = kernels::Vec3(topology.rest(rows[k], 0), topology.rest(rows[k], 1), topology.rest(rows[k], 2));
+    }
+    return kernels::edge_edge_mollifier_threshold(r[0], r[1], r[2], r[3]);
+}
+
+/// Whether this rank counts the pair's energy: it owns the pair's row with the smallest global id
+/// (obstacle rows have the largest ids, so that is a body row).
+KOKKOS_INLINE_FUNCTION bool owns_pair(int kind, const int rows[4], const SurfaceTopology& topology) {
+    const int count = kind == k_point_plane ? 1 : 4;
+    int smallest = rows[0];
+    for (int k = 1; k < count; ++k) {
+        if (topology.gid(rows[k]) < topology.gid(smallest)) {
+            smallest = rows[k];
+        }
+    }
+    return topology.owned(smallest) != 0;
+}
+
+} // namespace intact::contact

@@ -1,0 +1,122 @@
+#include "src/solver/boundary_motion.hpp"
+
+#include "comm/collectives.hpp"
+
+#include <cmath>
+
+namespace intact::solver {
+
+namespace {
+
+Kokkos::View<double*, MemSpace> make_free_mask(const std::vector<NodeConstraint>& constraint) {
+    Kokkos::View<double*, MemSpace> mask("intact::solver::free_mask", constraint.size());
+    auto host = Kokkos::create_mirror_view(mask);
+    for (std::size_t i = 0; i < constraint.size(); ++i) {
+        host(i) = constraint[i] == NodeConstraint::free ? 1.0 : 0.0;
+    }
+    Kokkos::deep_copy(mask, host);
+    return mask;
+}
+
+} // namespace
+
+BoundaryMotion::BoundaryMotion(MPI_Comm comm,
+                               const LocalMesh& mesh,
+                               NodeField prescribed_velocity,
+                               const contact::ContactSurface* surface)
+    : m_comm(comm), m_surface(surface), m_free(make_free_mask(mesh.constraint)),
+      m_velocity(std::move(prescribed_velocity)),
+      m_target("intact::solver::boundary_target", mesh.num_local_nodes()),
+      m_step("intact::solver::boundary_step", mesh.num_local_nodes()) {
+    if (m_surface) {
+        m_obstacle_x = m_surface->obstacle_positions(0.0);
+        m_obstacle_target = m_obstacle_x;
+        m_obstacle_step.assign(m_obstacle_x.size(), Vec3{});
+        m_obstacle_trial = m_obstacle_x;
+    }
+}
+
+void BoundaryMotion::begin_step(const NodeField& x, double h, double end_time) {
+    const auto target = m_target;
+    const auto velocity = m_velocity;
+    Kokkos::parallel_for(
+        "intact::solver::boundary_targets", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                target(i, c) = x(i, c) + h * velocity(i, c);
+            }
+        });
+    if (m_surface) {
+        m_obstacle_target = m_surface->obstacle_positions(end_time);
+    }
+}
+
+double BoundaryMotion::remaining(const NodeField& x) {
+    const auto free = m_free;
+    const auto target = m_target;
+    const auto delta = m_step;
+    double remaining = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::boundary_step", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
+        KOKKOS_LAMBDA(const int i, double& largest) {
+            for (int c = 0; c < 3; ++c) {
+                const double d = free(i) == 0.0 ? target(i, c) - x(i, c) : 0.0;
+                delta(i, c) = d;
+                const double size = d < 0 ? -d : d;
+                largest = size > largest ? size : largest;
+            }
+        },
+        Kokkos::Max<double>(remaining));
+    remaining = comm::allreduce_max(m_comm, remaining);
+    for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) { // replicated: the same on every rank
+        for (std::size_t c = 0; c < 3; ++c) {
+            m_obstacle_step[k][c] = m_obstacle_target[k][c] - m_obstacle_x[k][c];
+            remaining = std::max(remaining, std::abs(m_obstacle_step[k][c]));
+        }
+    }
+    return remaining;
+}
+
+void BoundaryMotion::arrive(const NodeField& x) {
+    const auto free = m_free;
+    const auto target = m_target;
+    const auto delta = m_step;
+    Kokkos::parallel_for(
+        "intact::solver::boundary_arrive", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                if (free(i) == 0.0) {
+                    x(i, c) = target(i, c);
+                }
+                delta(i, c) = 0.0;
+            }
+        });
+    m_obstacle_x = m_obstacle_target;
+    std::fill(m_obstacle_step.begin(), m_obstacle_step.end(), Vec3{});
+}
+
+void BoundaryMotion::trial_point(const NodeField& x,
+                                 const NodeField& p,
+                                 double alpha,
+                                 const NodeField& trial) {
+    const bool arrive = alpha == 1.0;
+    const auto free = m_free;
+    const auto target = m_target;
+    Kokkos::parallel_for(
+        "intact::solver::trial_point", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                // Prescribed rows land exactly on their target when the whole step is taken.
+                trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
+            }
+        });
+    m_obstacle_trial.resize(m_obstacle_x.size());
+    for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            m_obstacle_trial[k][c] =
+                arrive ? m_obstacle_target[k][c] : m_obstacle_x[k][c] + alpha * m_obstacle_step[k][c];
+        }
+    }
+}
+
+} // namespace intact::solver

@@ -1,0 +1,243 @@
+#include "src/solver/ipc_solver.hpp"
+
+#include "comm/collectives.hpp"
+#include "src/core/error.hpp"
+#include "src/solver/line_search.hpp"
+
+#include <cmath>
+
+namespace intact::solver {
+
+namespace {
+
+// Mean lumped nodal mass over all ranks (owned rows, each node counted once).
+double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
+    const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), potential.lumped_mass());
+    double total = 0.0;
+    for (int i = 0; i < potential.num_owned(); ++i) {
+        total += mass(i);
+    }
+    const double nodes = static_cast<double>(comm::allreduce_sum(comm, std::int64_t{potential.num_owned()}));
+    return comm::allreduce_sum(comm, total) / nodes;
+}
+
+} // namespace
+
+IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
+    : m_parts(parts), m_settings(settings), m_potential(parts.potential), m_boundary(parts.boundary),
+      m_contact(parts.contact), m_bound(parts.comm, parts.potential.elastic(), parts.contact),
+      m_pcg(parts.potential.num_owned(),
+            parts.potential.matrix().num_cols(),
+            parts.halo,
+            parts.potential.free_mask()),
+      m_preconditioner(parts.potential.matrix(), parts.potential.free_mask()),
+      m_rhs("intact::solver::rhs", parts.potential.matrix().num_cols()),
+      m_direction("intact::solver::direction", parts.potential.matrix().num_cols()),
+      m_trial("intact::solver::trial", parts.potential.matrix().num_cols()),
+      m_product("intact::solver::product", parts.potential.matrix().num_cols()),
+      m_step_start("intact::solver::step_start", parts.potential.matrix().num_cols()) {
+    if (!m_contact) {
+        return;
+    }
+    m_kappa.emplace(mean_nodal_mass(parts.comm, m_potential), m_contact->dhat(), parts.length);
+    m_barrier_term.emplace(m_contact->barrier(), *m_kappa);
+    m_potential.set_contact(*m_contact);
+    m_potential.add_term(*m_barrier_term);
+    if (parts.scene.contact.friction > 0.0) {
+        m_friction = std::make_unique<contact::FrictionPotential>(
+            parts.comm, m_contact->surface(), m_contact->barrier(), parts.scene.contact.friction,
+            parts.scene.contact.epsv);
+        m_friction_term.emplace(*m_friction);
+        m_potential.add_term(*m_friction_term);
+    }
+}
+
+void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
+    // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs. ∇E is the elastic and inertial part only
+    // (friction is not lagged yet), and ∇B needs no Hessian.
+    m_potential.assemble_elastic(x, problem);
+    m_contact->update(x, m_boundary.obstacle_positions());
+    std::vector<double> barrier_gradient(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
+    m_contact->barrier().derivatives(m_contact->positions(), 1.0, barrier_gradient, nullptr);
+    const auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_potential.gradient());
+    const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_potential.free_mask());
+    double dots[2] = {0.0, 0.0};
+    for (int i = 0; i < m_potential.num_owned(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+            const double gb = mask(i) * barrier_gradient[static_cast<std::size_t>(3 * i + c)];
+            dots[0] += gb * gradient(i, c);
+            dots[1] += gb * gb;
+        }
+    }
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
+    m_kappa->start(dots[0], dots[1]);
+}
+
+bool IpcSolver::arrival_is_safe(const NodeField& x) {
+    // The remaining boundary motion may be taken whole only if it inverts no element and closes no
+    // contact gap by more than 80%.
+    return m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0;
+}
+
+void IpcSolver::lag_friction(const NodeField& start,
+                             const std::vector<Vec3>& obstacle_start,
+                             const NodeField& x,
+                             double h) {
+    // Pairs, normal forces and bases at x; slips measured from the step's start.
+    m_contact->surface().add_anchor(x);
+    m_contact->update(x, m_boundary.obstacle_positions());
+    m_contact->gather_trial(start, obstacle_start); // the step's start, through the plan at x
+    m_friction->lag(m_contact->trial(), m_contact->positions(), m_kappa->value(), h);
+}
+
+void IpcSolver::compute_rhs(const StepProblem& /*problem*/) {
+    const auto rhs = m_rhs;
+    const auto gradient = m_potential.gradient();
+    const auto product = m_product;
+    Kokkos::parallel_for(
+        "intact::solver::newton_rhs", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                rhs(i, c) = -gradient(i, c) - product(i, c);
+            }
+        });
+}
+
+double IpcSolver::direction_max() const {
+    const auto p = m_direction;
+    double p_max = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::direction_max", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int i, double& largest) {
+            for (int c = 0; c < 3; ++c) {
+                const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
+                largest = v > largest ? v : largest;
+            }
+        },
+        Kokkos::Max<double>(p_max));
+    return comm::allreduce_max(m_parts.comm, p_max);
+}
+
+void IpcSolver::add_boundary_step() {
+    const auto p = m_direction;
+    const auto delta = m_boundary.step();
+    Kokkos::parallel_for(
+        "intact::solver::full_step", Kokkos::RangePolicy<ExecSpace>(0, p.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                p(i, c) += delta(i, c);
+            }
+        });
+}
+
+StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
+    StepResult result;
+    const LinearOperator hessian = [this](const NodeField& p, const NodeField& y) {
+        m_potential.apply(p, y);
+    };
+
+    // 0. Contact at xᵗ: the ghost boxes start from it, κ starts from the gradients there, and friction is
+    //    lagged there first.
+    if (m_contact) {
+        m_contact->surface().begin_step(x);
+        start_kappa(x, problem);
+        m_kappa->reset_distance(m_contact->min_squared_distance());
+        if (m_friction) {
+            Kokkos::deep_copy(m_step_start, x);
+            m_obstacle_start = m_boundary.obstacle_positions();
+            m_friction->lag(m_contact->positions(), m_contact->positions(), m_kappa->value(), problem.h);
+            result.friction_lags = 1;
+        }
+    }
+
+    // The friction lag loop (IPC spec §6.5) around the Newton loop; without friction it runs once.
+    for (int lag = 1;; ++lag) {
+        bool lag_converged = false;
+        const int first = result.iterations;
+        for (int it = 0; it < m_settings.max_iterations; ++it) {
+            // 1. The boundary's remaining motion Δ; once it is far below the solve's own resolution (1e-3
+            //    of the tolerance), a capped step's geometric remainder would never reach zero: put the
+            //    boundary on its target.
+            double remaining = m_boundary.remaining(x);
+            if (remaining > 0.0 && remaining <= 1e-3 * m_settings.tolerance * problem.h &&
+                arrival_is_safe(x)) {
+                m_boundary.arrive(x);
+                remaining = 0.0;
+            }
+
+            // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f; moving obstacles push through the contact
+            //    blocks too.
+            if (m_contact) {
+                m_contact->update(x, m_boundary.obstacle_positions());
+            }
+            m_potential.assemble(x, problem);
+            m_potential.apply(m_boundary.step(), m_product);
+            m_potential.add_obstacle_push(m_boundary.obstacle_step(), m_product);
+            compute_rhs(problem);
+            const PcgResult linear =
+                m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
+            result.linear_iterations += linear.iterations;
+
+            // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance. At least one step
+            //    is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it would stop slow
+            //    bodies dead. A later lag stops without a step when the direction with the updated lagged
+            //    friction is already small: the lagging has converged.
+            result.residual = direction_max() / problem.h;
+            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && result.residual < m_settings.tolerance) {
+                result.converged = true;
+                lag_converged = it == 0;
+                break;
+            }
+
+            // 4. The full step d = p + Δ, capped by the step bound, then backtracking on E.
+            add_boundary_step();
+            const double alpha = m_bound.along(x, m_direction, m_boundary);
+            const std::vector<double> terms_at_x =
+                m_contact ? m_potential.term_energies(m_contact->positions()) : std::vector<double>{};
+            const LineSearchResult search = backtrack(alpha, remaining > 0.0, [&](double a) {
+                m_boundary.trial_point(x, m_direction, a, m_trial);
+                if (m_contact) {
+                    m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
+                }
+                return m_potential.energy_change(x, m_trial, problem, terms_at_x);
+            });
+            result.iterations = first + it + 1;
+            if (!search.accepted) {
+                result.line_search_failed = true;
+                break;
+            }
+
+            // 5. Accept; κ doubles when a pair is already tiny and still closing (IPC spec §4.3).
+            Kokkos::deep_copy(x, m_trial);
+            m_boundary.accept_trial();
+            if (m_contact) {
+                m_contact->gather(x, m_boundary.obstacle_positions());
+                m_kappa->observe(m_contact->min_squared_distance());
+            }
+        }
+        if (!m_friction || !result.converged || lag_converged || lag >= m_settings.friction_iterations) {
+            break;
+        }
+        // 6. Lag again at the solution.
+        lag_friction(m_step_start, m_obstacle_start, x, problem.h);
+        result.friction_lags = lag + 1;
+        result.converged = false;
+    }
+
+    // 7. What the step ends with.
+    if (m_contact) {
+        m_contact->gather(x, m_boundary.obstacle_positions());
+        result.contact_pairs = m_contact->count_active_pairs();
+        result.min_distance = std::sqrt(m_contact->min_squared_distance());
+        result.kappa = m_kappa->value();
+    }
+    return result;
+}
+
+std::unique_ptr<StepSolver> make_step_solver(const StepParts& parts, const NewtonSettings& settings) {
+    INTACT_REQUIRE(parts.scene.solver == "ipc",
+                   "unknown solver '" << parts.scene.solver << "' (the scene reader checks this)");
+    return std::make_unique<IpcSolver>(parts, settings);
+}
+
+} // namespace intact::solver

@@ -1,0 +1,63 @@
+#pragma once
+/// @file ipc_solver.hpp
+/// @brief Incremental Potential Contact (IPC spec §7): projected Newton on the step's incremental
+/// potential with the log barrier, adaptive κ, CCD-filtered backtracking and lagged friction.
+///
+/// Prescribed nodes and obstacles arrive gradually: their remaining motion Δ is part of every step, the
+/// free part solves H_ff p = −(∇E + H Δ)_f, and d = p + Δ is capped by the step bound (inversion and
+/// CCD). While Δ ≠ 0 the capped step is taken as is (prescribed motion does work); afterwards the line
+/// search needs E not to rise. The solve ends when the boundary has arrived and ‖p‖∞ / h < tolerance
+/// (velocity units, MAX over ranks). With friction the Newton loop runs inside IPC's lag loop (§6.5): lag
+/// at xᵗ, solve, lag again at the solution, until the direction with the updated lagged terms is already
+/// below the tolerance or `friction_iterations` solves.
+
+#include "src/contact/barrier_stiffness.hpp"
+#include "src/contact/friction_potential.hpp"
+#include "src/solver/contact_terms.hpp"
+#include "src/solver/step_bound.hpp"
+#include "src/solver/step_solver.hpp"
+
+#include <memory>
+#include <optional>
+
+namespace intact::solver {
+
+class IpcSolver final : public StepSolver {
+public:
+    /// Adds the barrier (and friction, when the scene has μ > 0) to the parts' potential. Collective.
+    IpcSolver(const StepParts& parts, const NewtonSettings& settings);
+    const char* name() const override { return "ipc"; }
+    StepResult solve(const NodeField& x, const StepProblem& problem) override;
+
+    /// Public for CUDA lambdas: the right-hand side −(∇E + H Δ) of the free rows.
+    void compute_rhs(const StepProblem& problem);
+    /// Public for CUDA lambdas: ‖p‖∞ over owned rows and ranks. Collective.
+    double direction_max() const;
+    /// Public for CUDA lambdas: d = p + Δ.
+    void add_boundary_step();
+
+private:
+    void start_kappa(const NodeField& x, const StepProblem& problem);
+    bool arrival_is_safe(const NodeField& x);
+    void lag_friction(const NodeField& start,
+                      const std::vector<Vec3>& obstacle_start,
+                      const NodeField& x,
+                      double h);
+
+    StepParts m_parts;
+    NewtonSettings m_settings;
+    IncrementalPotential& m_potential;
+    BoundaryMotion& m_boundary;
+    contact::ContactModel* m_contact;
+    StepBound m_bound;
+    Pcg m_pcg;
+    BlockJacobi m_preconditioner;
+    std::optional<contact::BarrierStiffness> m_kappa;
+    std::optional<BarrierTerm> m_barrier_term;
+    std::unique_ptr<contact::FrictionPotential> m_friction;
+    std::optional<FrictionTerm> m_friction_term;
+    NodeField m_rhs, m_direction, m_trial, m_product, m_step_start;
+    std::vector<Vec3> m_obstacle_start;
+};
+
+} // namespace intact::solver

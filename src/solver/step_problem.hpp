@@ -1,0 +1,41 @@
+#pragma once
+/// @file step_problem.hpp
+/// @brief What one time step asks of a solver, and what the solver reports back.
+///
+/// Every implicit integrator writes its step as one minimisation (A-search spec §2, IPC spec §1):
+///
+///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² (Ψ(x) − Σ_i m_i g·x_i) + Σ terms(x)
+///
+/// with prescribed (fixed or moving) nodes and obstacles ending the step at their targets. The
+/// integrator fills x̂ and c, the boundary motion the targets; the solver only minimises.
+
+#include "src/core/types.hpp"
+
+#include <limits>
+
+namespace intact::solver {
+
+/// One step's minimisation problem. Views are device Views with one row per local node.
+struct StepProblem {
+    NodeField x_hat;     ///< inertial target x̂ (rows: local nodes)
+    double h = 0.0;      ///< time step, s
+    double weight = 1.0; ///< c, the weight of h² (Ψ + gravity) (1 for implicit Euler)
+    Vec3 gravity{};      ///< m/s²
+    double time = 0.0;   ///< time at the end of the step, s (obstacles are placed by it)
+};
+
+/// What a step solver reports. Keys every method shares keep one meaning in metrics.jsonl; a method
+/// leaves the counters it has no use for at their defaults (written as documented in README "Output").
+struct StepResult {
+    int iterations = 0;        ///< Newton (or outer) iterations of the step
+    int linear_iterations = 0; ///< PCG iterations, summed over the step
+    double residual = 0.0;     ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
+    bool converged = false;
+    bool line_search_failed = false;
+    long long contact_pairs = 0; ///< active contact pairs at the end of the step (all ranks)
+    double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance (m)
+    double kappa = 0.0;    ///< barrier stiffness at the end of the step (0 without a barrier)
+    int friction_lags = 0; ///< friction lag updates this step, the first at xᵗ (0 without friction)
+};
+
+} // namespace intact::solver

@@ -1,0 +1,55 @@
+#pragma once
+/// @file step_solver.hpp
+/// @brief The interface every per-step method implements, the parts they are built from, and the
+/// factory that picks one by the scene's `solver.type`.
+///
+/// A method minimises the step's incremental potential (StepProblem) from the state at the step's
+/// start. It does not own the potential, the boundary motion or the contact model: Simulation does, and
+/// hands them in as StepParts, so every method uses the same ones. Methods own what is theirs alone
+/// (IPC: κ, the lagged friction, PCG buffers; AL: the multipliers).
+
+#include "comm/halo_exchange.hpp"
+#include "src/contact/contact_model.hpp"
+#include "src/io/scene.hpp"
+#include "src/solver/boundary_motion.hpp"
+#include "src/solver/incremental_potential.hpp"
+#include "src/solver/pcg.hpp"
+#include "src/solver/step_problem.hpp"
+
+#include <memory>
+
+namespace intact::solver {
+
+/// Settings of the Newton-type methods, from the scene's `solver` and `contact` sections.
+struct NewtonSettings {
+    double tolerance = 1e-2;     ///< ‖p‖∞ / h below this (m/s) ends the solve
+    int max_iterations = 100;    ///< Newton iterations per lagged solve; non-convergence past this
+    int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
+    PcgSettings linear;
+};
+
+/// What a method is built on; owned by Simulation, alive for the whole run.
+struct StepParts {
+    MPI_Comm comm;
+    const io::Scene& scene;
+    comm::HaloExchange& halo;
+    IncrementalPotential& potential;
+    BoundaryMotion& boundary;
+    contact::ContactModel* contact = nullptr; ///< null without contact
+    double length = 1.0;                      ///< scene bounding-box diagonal l (m)
+};
+
+class StepSolver {
+public:
+    virtual ~StepSolver() = default;
+    virtual const char* name() const = 0;
+    /// Minimise the step's potential starting from x (feasible, ghost rows current; the boundary's
+    /// begin_step done). On return x holds the step's end, prescribed rows on their targets, ghost rows
+    /// current. Collective.
+    virtual StepResult solve(const NodeField& x, const StepProblem& problem) = 0;
+};
+
+/// The method named by `scene.solver` ("ipc").
+std::unique_ptr<StepSolver> make_step_solver(const StepParts& parts, const NewtonSettings& settings);
+
+} // namespace intact::solver
