@@ -18,14 +18,14 @@ using kernels::Vec3;
 enum Order : int { k_energy = 0, k_gradient = 1, k_hessian = 2 };
 
 // Project the unprojected barrier Hessian H of a point–triangle or edge–edge pair in closest-feature case
-// `which`: the closed form for point–point cases, the 9×9 block for point–edge cases, project_psd<12>
-// otherwise (kernels/pair_projection.hpp). Only for unmollified pairs (all four vertices move the
-// mollifier).
+// `which`: the closed form for point–point cases, the translation-free 6×6 block of the three vertices
+// for point–edge cases, the translation-free 9×9 block otherwise (kernels/pair_projection.hpp). The
+// point–point and point–edge forms only for unmollified pairs (the mollifier moves all four vertices).
 template <class Case>
 KOKKOS_INLINE_FUNCTION void
 project_by_case(Mat12& H, const Vec3 (&x)[4], Case which, bool interior, double db, double ddb) {
     if (interior) {
-        kernels::project_psd<12>(H);
+        kernels::project_psd_translation_free<4>(H);
         return;
     }
     int pp[2] = {0, 0};
@@ -107,8 +107,10 @@ KOKKOS_INLINE_FUNCTION double pair_barrier(int kind,
     if (with_hessian) {
         hessian = e * (ddb * gs * gs.transpose() + db * hs) +
                   db * (ge * gs.transpose() + gs * ge.transpose()) + b * he;
-        if (full_projection || mollified) {
+        if (full_projection) {
             kernels::project_psd<12>(hessian);
+        } else if (mollified) {
+            kernels::project_psd_translation_free<4>(hessian);
         } else if (kind == k_point_triangle) {
             project_by_case(hessian, x, pt_case, pt_case == kernels::PointTriangleCase::interior, db, ddb);
         } else {

@@ -694,6 +694,57 @@ PairSample random_pairs(int configurations, unsigned seed) {
     return sample;
 }
 
+// A pseudo-random symmetric, translation-invariant 3 NV × 3 NV matrix Q M Qᵀ (M symmetric with both
+// signs of eigenvalues, Q = Helmert ⊗ I₃), device-callable.
+template <int NV> KOKKOS_INLINE_FUNCTION kernels::MatN<3 * NV> translation_invariant_matrix(int i) {
+    constexpr int M = 3 * (NV - 1);
+    kernels::MatN<M> m;
+    for (int r = 0; r < M; ++r) {
+        for (int c = 0; c <= r; ++c) {
+            const double v = ::sin(1.3 * (i + 1) * (r + 1) + 0.7 * (c + 1) * (i + 2));
+            m(r, c) = v;
+            m(c, r) = v;
+        }
+    }
+    kernels::MatN<3 * NV> H = kernels::MatN<3 * NV>::Zero();
+    for (int a = 0; a < NV; ++a) {
+        for (int b = 0; b < NV; ++b) {
+            for (int k = 0; k < NV - 1; ++k) {
+                for (int l = 0; l < NV - 1; ++l) {
+                    H.template block<3, 3>(3 * a, 3 * b) += kernels::helmert(k, a) * kernels::helmert(l, b) *
+                                                            m.template block<3, 3>(3 * k, 3 * l);
+                }
+            }
+        }
+    }
+    return H;
+}
+
+// Largest difference (Frobenius, relative to the input's norm) between project_psd_translation_free<NV>
+// and project_psd<3 NV> over `count` matrices translation_invariant_matrix<NV>.
+template <int NV> double translation_free_projection_error(int count) {
+    double worst = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::test::translation_free_projection", Kokkos::RangePolicy<ExecSpace>(0, count),
+        KOKKOS_LAMBDA(const int i, double& largest) {
+            const kernels::MatN<3 * NV> input = translation_invariant_matrix<NV>(i);
+            kernels::MatN<3 * NV> full = input;
+            kernels::MatN<3 * NV> reduced = input;
+            kernels::project_psd<3 * NV>(full);
+            kernels::project_psd_translation_free<NV>(reduced);
+            // Relative to the input: a projection that keeps nothing leaves only round-off to compare.
+            const double error = (full - reduced).norm() / input.norm();
+            largest = error > largest ? error : largest;
+        },
+        Kokkos::Max<double>(worst));
+    return worst;
+}
+
+TEST(ContactAssembly, TranslationFreeProjectionMatchesProjectPsdOnRandomMatrices) {
+    EXPECT_LE(translation_free_projection_error<4>(2000), 1e-12);
+    EXPECT_LE(translation_free_projection_error<3>(2000), 1e-12);
+}
+
 TEST(ContactAssembly, CaseReducedProjectionMatchesProjectPsd12) {
     const auto sample = random_pairs(20, 31);
     const double s_hat = 0.04;
@@ -731,52 +782,60 @@ template <class Work> double best_time(int repeats, Work&& work) {
     return best;
 }
 
-// project_psd<N> on `count` random symmetric N×N matrices (an indefinite barrier-like spectrum), or the
-// closed point–point form; returns seconds per matrix.
-template <int N> double time_project_psd(int count) {
-    Kokkos::View<double*, MemSpace> out("out", count);
-    return best_time(3,
-                     [&] {
-                         Kokkos::parallel_for(
-                             "intact::test::project_psd", Kokkos::RangePolicy<ExecSpace>(0, count),
-                             KOKKOS_LAMBDA(const int i) {
-                                 kernels::MatN<N> A;
-                                 for (int r = 0; r < N; ++r) {
-                                     for (int c = 0; c <= r; ++c) {
-                                         const double v =
-                                             ::sin(1.7 * (i + 1) * (r + 1) + 0.3 * c) / (1.0 + r + c);
-                                         A(r, c) = v;
-                                         A(c, r) = v;
-                                     }
-                                 }
-                                 kernels::project_psd<N>(A);
-                                 out(i) = A(0, 0);
-                             });
-                     }) /
-           count;
+// Kernels timed by ProjectionCost, one matrix per work item (free functions: CUDA lambdas may not sit
+// inside another lambda). project_psd<N> on pseudo-random symmetric N×N matrices (indefinite):
+template <int N> void launch_project_psd(const Kokkos::View<double*, MemSpace>& out) {
+    Kokkos::parallel_for(
+        "intact::test::project_psd", Kokkos::RangePolicy<ExecSpace>(0, out.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            kernels::MatN<N> A;
+            for (int r = 0; r < N; ++r) {
+                for (int c = 0; c <= r; ++c) {
+                    const double v = ::sin(1.7 * (i + 1) * (r + 1) + 0.3 * c) / (1.0 + r + c);
+                    A(r, c) = v;
+                    A(c, r) = v;
+                }
+            }
+            kernels::project_psd<N>(A);
+            out(i) = A(0, 0);
+        });
 }
 
-double time_point_point_closed_form(int count) {
-    Kokkos::View<double*, MemSpace> out("out", count);
-    return best_time(3,
-                     [&] {
-                         Kokkos::parallel_for(
-                             "intact::test::point_point_psd", Kokkos::RangePolicy<ExecSpace>(0, count),
-                             KOKKOS_LAMBDA(const int i) {
-                                 const kernels::Vec3 d(::sin(1.0 * i), ::cos(2.0 * i), 0.5);
-                                 const kernels::Mat12 H =
-                                     kernels::point_point_barrier_hessian_psd(d, 0, 2, -1.0, 30.0);
-                                 out(i) = H(0, 0);
-                             });
-                     }) /
-           count;
+// the closed point–point form:
+void launch_point_point_closed_form(const Kokkos::View<double*, MemSpace>& out) {
+    Kokkos::parallel_for(
+        "intact::test::point_point_psd", Kokkos::RangePolicy<ExecSpace>(0, out.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            const kernels::Vec3 d(::sin(1.0 * i), ::cos(2.0 * i), 0.5);
+            const kernels::Mat12 H = kernels::point_point_barrier_hessian_psd(d, 0, 2, -1.0, 30.0);
+            out(i) = H(0, 0);
+        });
+}
+
+// project_psd_translation_free<4> or project_psd<12> on translation-invariant 12×12 matrices:
+void launch_translation_invariant(const Kokkos::View<double*, MemSpace>& out, bool translation_free) {
+    Kokkos::parallel_for(
+        "intact::test::project_translation_invariant", Kokkos::RangePolicy<ExecSpace>(0, out.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            kernels::Mat12 H = translation_invariant_matrix<4>(i);
+            if (translation_free) {
+                kernels::project_psd_translation_free<4>(H);
+            } else {
+                kernels::project_psd<12>(H);
+            }
+            out(i) = H(0, 0);
+        });
 }
 
 TEST(ContactAssembly, ProjectionCost) {
+    // Seconds per matrix of each projection, over 5000 matrices.
     const int count = 5000;
-    const double t12 = time_project_psd<12>(count);
-    const double t9 = time_project_psd<9>(count);
-    const double t_pp = time_point_point_closed_form(count);
+    Kokkos::View<double*, MemSpace> out("out", count);
+    const double t12 = best_time(3, [&] { launch_project_psd<12>(out); }) / count;
+    const double t9 = best_time(3, [&] { launch_project_psd<9>(out); }) / count;
+    const double t_pp = best_time(3, [&] { launch_point_point_closed_form(out); }) / count;
+    const double t_free = best_time(3, [&] { launch_translation_invariant(out, true); }) / count;
+    const double t_full_invariant = best_time(3, [&] { launch_translation_invariant(out, false); }) / count;
     const auto sample = random_pairs(20, 17);
     const double s_hat = 0.04;
     contact::PairStencils stencils;
@@ -841,9 +900,10 @@ TEST(ContactAssembly, ProjectionCost) {
             1e6 * scene_full / static_cast<double>(scene_pairs.size()),
             1e6 * scene_reduced / static_cast<double>(scene_pairs.size()));
         std::printf(
-            "PSD projection per matrix (%d threads): 12x12 %.2f us, 9x9 %.2f us, point-point closed form "
-            "%.3f us\n",
-            ExecSpace::concurrency(), 1e6 * t12, 1e6 * t9, 1e6 * t_pp);
+            "PSD projection per matrix (%d threads): dense 12x12 %.2f us, dense 9x9 %.2f us, point-point "
+            "closed form %.3f us; translation-invariant 12x12: project_psd<12> %.2f us, translation-free "
+            "(9x9) %.2f us\n",
+            ExecSpace::concurrency(), 1e6 * t12, 1e6 * t9, 1e6 * t_pp, 1e6 * t_full_invariant, 1e6 * t_free);
         const double n = sample.pairs.count;
         std::printf("barrier derivatives of %d PT/EE pairs, per pair: gradient only %.2f us, Hessian with "
                     "project_psd<12> %.2f us, with the case-reduced projection %.2f us\n",
