@@ -30,6 +30,7 @@ public:
         static_assert(static_cast<int>(FieldView::rank) == 1 || static_cast<int>(FieldView::rank) == 2,
                       "gather takes rank-1 or rank-2 Views");
         const int width = static_cast<int>(FieldView::rank) == 1 ? 1 : static_cast<int>(field.extent(1));
+        Kokkos::Timer timer;
         reserve(width);
         const auto send_ids = m_plan->send_ids();
         const auto recv_ids = m_plan->recv_ids();
@@ -52,7 +53,11 @@ public:
                 }
             });
         Kokkos::fence();
+        m_seconds += timer.seconds();
     }
+
+    /// Wall seconds spent in `gather` on this rank since construction (pack, transport, unpack).
+    double seconds() const { return m_seconds; }
 
     /// Element c of row i of a rank-1 or rank-2 View.
     template <class FieldView>
@@ -82,6 +87,7 @@ private:
     std::shared_ptr<const HaloPlan> m_plan;
     std::unique_ptr<HaloTransport> m_transport;
     buffer_type m_send, m_recv;
+    double m_seconds = 0.0;
 };
 
 } // namespace intact::comm

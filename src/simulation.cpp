@@ -112,6 +112,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_halo =
         std::make_unique<comm::HaloExchange>(m_halo_plan, comm::make_transport(comm, m_scene.halo_transport));
     m_scene.resolved["parallel"]["halo_transport"] = m_halo->transport_name();
+    if (m_surface) {
+        // Contact ghosts travel by the same kind of transport as the node halo (collective).
+        m_surface->set_transport(comm::make_transport(comm, m_scene.halo_transport));
+    }
 
     // 3. Fields on the device.
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);
@@ -150,11 +154,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
 
     // Contact: the bodies' boundaries and the obstacles; the start must be farther apart than d̂.
     if (m_scene.contact.enabled) {
-        m_barrier = std::make_unique<contact::BarrierPotential>(comm, *m_surface, dhat);
-        m_contact = std::make_unique<contact::ContactModel>(comm, *m_surface, *m_barrier);
+        m_contact = std::make_unique<contact::ContactModel>(comm, *m_surface, dhat);
         m_surface->begin_step(m_x);
-        m_contact->update(m_x, m_surface->obstacle_positions(0.0));
-        const std::string close = m_barrier->first_close_pair(m_contact->positions());
+        m_contact->update(m_x, m_boundary->obstacle_positions());
+        const std::string close = m_contact->first_close_pair();
         if (!close.empty()) {
             std::string names;
             for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
@@ -283,6 +286,12 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},
              {"potential_energy", e[1] + e[2]},
+             {"phase_seconds",
+              {{"contact", result.seconds.contact},
+               {"assembly", result.seconds.assembly},
+               {"linear_solve", result.seconds.linear_solve},
+               {"step_bound", result.seconds.step_bound},
+               {"line_search", result.seconds.line_search}}},
              {"setup_seconds", m_setup_seconds},
              {"wall_seconds", wall_seconds}});
     }

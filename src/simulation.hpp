@@ -57,6 +57,9 @@ public:
     /// Lumped nodal masses (kg), complete for owned nodes.
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_potential->lumped_mass(); }
 
+    /// Seconds this rank spent in node halo exchanges so far.
+    double halo_seconds() const { return m_halo->seconds(); }
+
     /// Kinetic, elastic and gravitational energy of the current state (summed over ranks). Collective.
     std::array<double, 3> energies() const;
 
@@ -72,12 +75,11 @@ private:
     LocalMesh m_local;
     std::shared_ptr<comm::HaloPlan> m_halo_plan;
     std::unique_ptr<comm::HaloExchange> m_halo;
-    NodeField m_x;                                        ///< positions, metres
-    NodeField m_v;                                        ///< velocities, m/s
-    NodeField m_x0;                                       ///< rest positions, metres
-    std::unique_ptr<contact::ContactSurface> m_surface;   ///< when contact is enabled
-    std::unique_ptr<contact::BarrierPotential> m_barrier; ///< when contact is enabled
-    std::unique_ptr<contact::ContactModel> m_contact;     ///< when contact is enabled
+    NodeField m_x;                                      ///< positions, metres
+    NodeField m_v;                                      ///< velocities, m/s
+    NodeField m_x0;                                     ///< rest positions, metres
+    std::unique_ptr<contact::ContactSurface> m_surface; ///< when contact is enabled
+    std::unique_ptr<contact::ContactModel> m_contact;   ///< when contact is enabled
     std::unique_ptr<solver::BoundaryMotion> m_boundary;
     std::unique_ptr<solver::IncrementalPotential> m_potential;
     std::unique_ptr<solver::Integrator> m_integrator;

@@ -1,64 +1,83 @@
 #pragma once
 /// @file contact_model.hpp
-/// @brief The contact side of a step, shared by every contact term and by the step bound: the obstacle
-/// rows, and the contact surface gathered at the current iterate, along a step and at a trial point.
+/// @brief The contact side of a step, on the device, shared by every contact term and by the step bound:
+/// the contact surface gathered at the current iterate (with its candidate and active pairs), along a
+/// step (with the swept candidates), at a trial point and along a search direction.
 ///
 /// Surface rows at x are gathered once per refresh and read by every term (barrier, friction, later the
 /// augmented-Lagrangian terms), so a Newton iteration refreshes the contact ghost plan twice (at x for
-/// assembly, and for the segment x → x + d for the CCD bound), as DESIGN.md's halo rules ask. Collective
+/// assembly, and for the segment x → x + d for the CCD bound), as DESIGN.md's halo rules ask. Fields and
+/// pair lists are device Views kept between calls; the host holds counts. Obstacle rows come from the
+/// caller (BoundaryMotion) as full-size surface fields whose obstacle rows are meaningful. Collective
 /// calls are marked; every rank must make them in the same order.
 
-#include "src/contact/barrier_potential.hpp"
+#include "src/contact/candidate_search.hpp"
 #include "src/contact/contact_surface.hpp"
+#include "src/contact/pair_list.hpp"
 
-#include <vector>
+#include <string>
 
 namespace intact::contact {
 
 class ContactModel {
 public:
-    ContactModel(MPI_Comm comm, ContactSurface& surface, const BarrierPotential& barrier);
+    /// @param dhat contact distance d̂ (m)
+    ContactModel(MPI_Comm comm, ContactSurface& surface, double dhat);
 
     ContactSurface& surface() { return m_surface; }
     const ContactSurface& surface() const { return m_surface; }
-    const BarrierPotential& barrier() const { return m_barrier; }
-    double dhat() const { return m_barrier.dhat(); }
+    const SurfaceTopology& topology() const { return m_surface.topology(); }
+    double dhat() const { return m_dhat; }
+    double s_hat() const { return m_dhat * m_dhat; }
 
-    /// Refresh the ghost plan for x and gather the surface at x, with the obstacles at `obstacles`, into
-    /// positions(). Collective.
-    void update(const NodeField& x, const std::vector<Vec3>& obstacles);
-    /// Refresh the ghost plan for the segment x → x + d and gather both ends' rows: positions() at x,
-    /// step() = d (obstacle rows: `obstacle_step`). Collective.
+    /// Refresh the ghost plan for x and gather the surface at x (obstacle rows from `obstacles`) into
+    /// positions(), with its candidates() and active() pairs. Collective.
+    void update(const NodeField& x, const ConstSurfaceField& obstacles);
+    /// Gather x with the current plan into positions() (candidates and active pairs too). Collective.
+    void gather(const NodeField& x, const ConstSurfaceField& obstacles);
+    /// Refresh the ghost plan for the segment x → x + d, gather positions() at x and step() = d
+    /// (obstacle rows from `obstacle_step`), and find the swept candidates of the segment. Collective.
     void update_segment(const NodeField& x,
-                        const std::vector<Vec3>& obstacles,
+                        const ConstSurfaceField& obstacles,
                         const NodeField& d,
-                        const std::vector<Vec3>& obstacle_step);
-    /// Gather x with the current plan into positions(). Collective.
-    void gather(const NodeField& x, const std::vector<Vec3>& obstacles);
+                        const ConstSurfaceField& obstacle_step);
     /// Gather a trial point with the current plan into trial(). Collective.
-    void gather_trial(const NodeField& trial, const std::vector<Vec3>& obstacles);
-    /// Gather a search direction with the current plan (obstacle rows zero) into direction(). Collective.
+    void gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles);
+    /// Gather a search direction with the current plan into direction(), obstacle rows zero. Collective.
     void gather_direction(const NodeField& p);
+    /// Gather a step with the current plan into step(), obstacle rows from `obstacle_step`. Collective.
+    void gather_step(const NodeField& d, const ConstSurfaceField& obstacle_step);
 
-    const std::vector<Vec3>& positions() const { return m_xs; }
-    const std::vector<Vec3>& step() const { return m_ps; }
-    const std::vector<Vec3>& trial() const { return m_ts; }
-    const std::vector<Vec3>& direction() const { return m_ds; }
+    SurfaceField positions() const { return m_xs; }
+    SurfaceField step() const { return m_ps; }
+    SurfaceField trial() const { return m_ts; }
+    SurfaceField direction() const { return m_ds; }
+    /// Pairs within d̂ at positions() that touch an owned row, and the active ones (s < ŝ).
+    const PairList& candidates() const { return m_candidates; }
+    const PairList& active() const { return m_active; }
+    /// Candidates within d̂ at any surface field xs (a scratch list, valid until the next call). Local.
+    const PairList& candidates_at(const ConstSurfaceField& xs);
 
     /// Largest α in (0, 1] along positions() + α step() that closes no pair by more than 80% of its gap,
-    /// on this rank's pairs (the caller reduces with MIN). Local.
+    /// on this rank's swept candidates (the caller reduces with MIN). Local.
     double local_max_step() const;
     /// Smallest squared pair distance at positions(), MIN over ranks. Collective.
     double min_squared_distance() const;
     /// Active pairs at positions() counted once over all ranks. Collective.
     long long count_active_pairs() const;
+    /// The first active pair this rank owns at positions(), described for a start-up error ("body B node
+    /// G ..."), or empty; the same text on every rank. Collective.
+    std::string first_close_pair() const;
 
 private:
+    std::string describe_row(int s) const;
+
     MPI_Comm m_comm;
     ContactSurface& m_surface;
-    const BarrierPotential& m_barrier;
-    std::vector<Vec3> m_xs, m_ps, m_ts, m_ds;
-    std::vector<Vec3> m_obstacle_zero;
+    double m_dhat;
+    CandidateSearch m_search;
+    SurfaceField m_xs, m_ps, m_ts, m_ds;
+    PairList m_candidates, m_active, m_swept, m_scratch;
 };
 
 } // namespace intact::contact

@@ -29,10 +29,19 @@ BoundaryMotion::BoundaryMotion(MPI_Comm comm,
       m_target("intact::solver::boundary_target", mesh.num_local_nodes()),
       m_step("intact::solver::boundary_step", mesh.num_local_nodes()) {
     if (m_surface) {
-        m_obstacle_x = m_surface->obstacle_positions(0.0);
-        m_obstacle_target = m_obstacle_x;
-        m_obstacle_step.assign(m_obstacle_x.size(), Vec3{});
-        m_obstacle_trial = m_obstacle_x;
+        m_obstacle_x = m_surface->make_field("intact::solver::obstacle_positions");
+        m_obstacle_target = m_surface->make_field("intact::solver::obstacle_target");
+        m_obstacle_step = m_surface->make_field("intact::solver::obstacle_step");
+        m_obstacle_trial = m_surface->make_field("intact::solver::obstacle_trial");
+        m_surface->obstacle_positions(0.0, m_obstacle_x);
+        m_surface->obstacle_positions(0.0, m_obstacle_target);
+        m_surface->obstacle_positions(0.0, m_obstacle_trial);
+    }
+}
+
+void BoundaryMotion::accept_trial() {
+    if (m_surface) {
+        m_surface->combine_obstacle_rows(1.0, m_obstacle_trial, 0.0, m_obstacle_trial, m_obstacle_x);
     }
 }
 
@@ -47,7 +56,7 @@ void BoundaryMotion::begin_step(const NodeField& x, double h, double end_time) {
             }
         });
     if (m_surface) {
-        m_obstacle_target = m_surface->obstacle_positions(end_time);
+        m_surface->obstacle_positions(end_time, m_obstacle_target);
     }
 }
 
@@ -68,11 +77,9 @@ double BoundaryMotion::remaining(const NodeField& x) {
         },
         Kokkos::Max<double>(remaining));
     remaining = comm::allreduce_max(m_comm, remaining);
-    for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) { // replicated: the same on every rank
-        for (std::size_t c = 0; c < 3; ++c) {
-            m_obstacle_step[k][c] = m_obstacle_target[k][c] - m_obstacle_x[k][c];
-            remaining = std::max(remaining, std::abs(m_obstacle_step[k][c]));
-        }
+    if (m_surface) { // obstacle rows are replicated: the same on every rank
+        m_surface->combine_obstacle_rows(1.0, m_obstacle_target, -1.0, m_obstacle_x, m_obstacle_step);
+        remaining = std::max(remaining, m_surface->obstacle_max_abs(m_obstacle_step));
     }
     return remaining;
 }
@@ -91,8 +98,10 @@ void BoundaryMotion::arrive(const NodeField& x) {
                 delta(i, c) = 0.0;
             }
         });
-    m_obstacle_x = m_obstacle_target;
-    std::fill(m_obstacle_step.begin(), m_obstacle_step.end(), Vec3{});
+    if (m_surface) {
+        m_surface->combine_obstacle_rows(1.0, m_obstacle_target, 0.0, m_obstacle_target, m_obstacle_x);
+        m_surface->combine_obstacle_rows(0.0, m_obstacle_step, 0.0, m_obstacle_step, m_obstacle_step);
+    }
 }
 
 void BoundaryMotion::trial_point(const NodeField& x,
@@ -110,11 +119,12 @@ void BoundaryMotion::trial_point(const NodeField& x,
                 trial(i, c) = arrive && free(i) == 0.0 ? target(i, c) : x(i, c) + alpha * p(i, c);
             }
         });
-    m_obstacle_trial.resize(m_obstacle_x.size());
-    for (std::size_t k = 0; k < m_obstacle_x.size(); ++k) {
-        for (std::size_t c = 0; c < 3; ++c) {
-            m_obstacle_trial[k][c] =
-                arrive ? m_obstacle_target[k][c] : m_obstacle_x[k][c] + alpha * m_obstacle_step[k][c];
+    if (m_surface) {
+        if (arrive) {
+            m_surface->combine_obstacle_rows(1.0, m_obstacle_target, 0.0, m_obstacle_target,
+                                             m_obstacle_trial);
+        } else {
+            m_surface->combine_obstacle_rows(1.0, m_obstacle_x, alpha, m_obstacle_step, m_obstacle_trial);
         }
     }
 }

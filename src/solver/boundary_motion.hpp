@@ -33,8 +33,8 @@ public:
     /// 1 for free nodes, 0 for fixed or moving ones (per local node, device).
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
-    /// This step's targets from the state at its start: nodes at x + h v, obstacles at `end_time`. Device
-    /// for nodes, host for the (replicated) obstacle rows. Local.
+    /// This step's targets from the state at its start: nodes at x + h v, obstacles at `end_time`. Device.
+    /// Local.
     void begin_step(const NodeField& x, double h, double end_time);
 
     /// Δ = target − x on prescribed rows (0 on free rows), into step(), and the obstacles' remaining
@@ -49,22 +49,24 @@ public:
     /// trial = x + α p on every local row, except that when α = 1 the prescribed rows land exactly on
     /// their targets; obstacle rows likewise into obstacle_trial(). Local.
     void trial_point(const NodeField& x, const NodeField& p, double alpha, const NodeField& trial);
-    /// Accept the last trial point's obstacle rows.
-    void accept_trial() { m_obstacle_x = m_obstacle_trial; }
+    /// Accept the last trial point's obstacle rows. Local.
+    void accept_trial();
 
     NodeField step() const { return m_step; }
     NodeField target() const { return m_target; }
-    const std::vector<Vec3>& obstacle_positions() const { return m_obstacle_x; }
-    const std::vector<Vec3>& obstacle_step() const { return m_obstacle_step; }
-    const std::vector<Vec3>& obstacle_trial() const { return m_obstacle_trial; }
-    const std::vector<Vec3>& obstacle_target() const { return m_obstacle_target; }
+    /// Obstacle rows (full-size surface fields; only the obstacle rows are meaningful; empty Views without
+    /// contact): where they are now, their remaining motion, the last trial point, the step's target.
+    contact::SurfaceField obstacle_positions() const { return m_obstacle_x; }
+    contact::SurfaceField obstacle_step() const { return m_obstacle_step; }
+    contact::SurfaceField obstacle_trial() const { return m_obstacle_trial; }
+    contact::SurfaceField obstacle_target() const { return m_obstacle_target; }
 
 private:
     MPI_Comm m_comm;
     const contact::ContactSurface* m_surface;
     Kokkos::View<double*, MemSpace> m_free;
     NodeField m_velocity, m_target, m_step;
-    std::vector<Vec3> m_obstacle_x, m_obstacle_target, m_obstacle_step, m_obstacle_trial;
+    contact::SurfaceField m_obstacle_x, m_obstacle_target, m_obstacle_step, m_obstacle_trial;
 };
 
 } // namespace intact::solver

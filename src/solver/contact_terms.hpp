@@ -1,50 +1,55 @@
 #pragma once
 /// @file contact_terms.hpp
-/// @brief IPC's contact terms as energy terms of the incremental potential: the barrier κ Σ b (with κ
-/// from BarrierStiffness) and lagged friction Σ μ N f0 (normal forces supplied when it is lagged).
+/// @brief IPC's contact terms as energy terms of the incremental potential: the barrier κ Σ b (κ from
+/// BarrierStiffness) and lagged friction Σ μ N f0 (normal forces supplied when the method lags it).
 
-#include "src/contact/barrier_potential.hpp"
+#include "src/contact/barrier_pairs.hpp"
 #include "src/contact/barrier_stiffness.hpp"
-#include "src/contact/friction_potential.hpp"
+#include "src/contact/contact_model.hpp"
+#include "src/contact/friction_pairs.hpp"
 #include "src/solver/energy_term.hpp"
 
 namespace intact::solver {
 
-/// κ Σ_k w_k b(s_k, ŝ) over the active pairs (IPC spec §2, §5).
+/// κ Σ_k w_k b(s_k, ŝ) over the pairs within d̂ (IPC spec §2, §5).
 class BarrierTerm final : public EnergyTerm {
 public:
-    BarrierTerm(const contact::BarrierPotential& barrier, const contact::BarrierStiffness& kappa)
-        : m_barrier(barrier), m_kappa(kappa) {}
+    BarrierTerm(contact::ContactModel& contact, const contact::BarrierStiffness& kappa)
+        : m_contact(contact), m_kappa(kappa) {}
     const char* name() const override { return "barrier"; }
     bool conservative() const override { return true; }
     double weight() const override { return m_kappa.value(); }
-    double local_energy(const std::vector<Vec3>& xs) const override { return m_barrier.local_energy(xs); }
-    void add_derivatives(const std::vector<Vec3>& xs,
-                         std::vector<double>& gradient,
-                         std::vector<contact::ContactBlock>& blocks) const override {
-        m_barrier.derivatives(xs, m_kappa.value(), gradient, &blocks);
+    double local_energy(const contact::ConstSurfaceField& xs) override {
+        // At the model's positions its candidates are current; elsewhere (a trial) they are searched.
+        const bool current = xs.data() == m_contact.positions().data();
+        const contact::PairList& pairs = current ? m_contact.candidates() : m_contact.candidates_at(xs);
+        return contact::barrier_local_energy(pairs, xs, m_contact.topology(), m_contact.s_hat());
+    }
+    void derivatives(bool hessian, contact::PairStencils& out) override {
+        contact::barrier_derivatives(m_contact.active(), m_contact.positions(), m_contact.topology(),
+                                     m_contact.s_hat(), m_kappa.value(), hessian, out);
     }
 
 private:
-    const contact::BarrierPotential& m_barrier;
+    contact::ContactModel& m_contact;
     const contact::BarrierStiffness& m_kappa;
 };
 
-/// Lagged friction (IPC spec §6); the solver lags it (FrictionPotential::lag) with its normal forces.
+/// Lagged friction (IPC spec §6); the method lags `friction` with the normal forces it supplies.
 class FrictionTerm final : public EnergyTerm {
 public:
-    explicit FrictionTerm(const contact::FrictionPotential& friction) : m_friction(friction) {}
+    FrictionTerm(contact::ContactModel& contact, contact::FrictionPairs& friction)
+        : m_contact(contact), m_friction(friction) {}
     const char* name() const override { return "friction"; }
     bool conservative() const override { return false; }
-    double local_energy(const std::vector<Vec3>& xs) const override { return m_friction.local_energy(xs); }
-    void add_derivatives(const std::vector<Vec3>& xs,
-                         std::vector<double>& gradient,
-                         std::vector<contact::ContactBlock>& blocks) const override {
-        m_friction.derivatives(xs, gradient, blocks);
+    double local_energy(const contact::ConstSurfaceField& xs) override { return m_friction.local_energy(xs); }
+    void derivatives(bool /*hessian*/, contact::PairStencils& out) override {
+        m_friction.derivatives(m_contact.positions(), out);
     }
 
 private:
-    const contact::FrictionPotential& m_friction;
+    contact::ContactModel& m_contact;
+    contact::FrictionPairs& m_friction;
 };
 
 } // namespace intact::solver

@@ -5,12 +5,11 @@
 ///
 /// A term is weight() · Σ_k e_k over its pairs; each pair is counted on exactly one rank (the owner of
 /// its smallest global row), so local energies summed over ranks give the term once. Derivatives are
-/// added to the gradient rows and Hessian blocks of this rank's owned rows. The incremental potential
-/// sums its terms in the order they were added, so results do not depend on anything else.
+/// written per pair into device stencils (PairStencils), which the incremental potential's ContactMatrix
+/// sums per owned row in a fixed order. Terms are summed in the order they were added.
 
-#include "src/contact/barrier_potential.hpp"
-
-#include <vector>
+#include "src/contact/pair_list.hpp"
+#include "src/contact/pair_stencils.hpp"
 
 namespace intact::solver {
 
@@ -24,13 +23,11 @@ public:
     /// Factor of local_energy in the potential (the barrier's κ; 1 for most terms).
     virtual double weight() const { return 1.0; }
     /// Σ over the pairs this rank counts of the unweighted term at surface positions xs (+∞ where the
-    /// term is not defined, e.g. a barrier pair at zero distance). Local.
-    virtual double local_energy(const std::vector<Vec3>& xs) const = 0;
-    /// Add the weighted gradient (rows: local nodes, 3 values each; only owned rows are touched) and the
-    /// PSD Hessian blocks at xs. Local.
-    virtual void add_derivatives(const std::vector<Vec3>& xs,
-                                 std::vector<double>& gradient,
-                                 std::vector<contact::ContactBlock>& blocks) const = 0;
+    /// term is not defined, e.g. a barrier pair at zero distance). Device work, host result. Local.
+    virtual double local_energy(const contact::ConstSurfaceField& xs) = 0;
+    /// The weighted gradient and, when `hessian`, PSD Hessian of every pair at the contact model's
+    /// current positions, into `out`. Device work. Local.
+    virtual void derivatives(bool hessian, contact::PairStencils& out) = 0;
 };
 
 } // namespace intact::solver

@@ -5,7 +5,6 @@
 #include "src/solver/pcg.hpp"
 
 #include <cmath>
-#include <map>
 
 namespace intact::solver {
 
@@ -15,13 +14,21 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
                                            Kokkos::View<const double*, MemSpace> free_mask)
     : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_elastic(mesh, scene),
       m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets), m_free(std::move(free_mask)),
-      m_gradient("intact::solver::gradient", mesh.num_local_nodes()),
-      m_term_gradient_device("intact::solver::term_gradient", mesh.num_local_nodes()) {}
+      m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
+}
+
+void IncrementalPotential::add_term(EnergyTerm& term) {
+    m_terms.push_back(&term);
+    m_stencils.emplace_back();
+    INTACT_REQUIRE(static_cast<int>(m_terms.size()) <= contact::ContactMatrix::k_max_lists,
+                   "IncrementalPotential: at most " << contact::ContactMatrix::k_max_lists
+                                                    << " energy terms");
+}
 
 void IncrementalPotential::assemble(const NodeField& x, const StepProblem& problem) {
     assemble_elastic(x, problem);
     if (!m_terms.empty()) {
-        add_terms(x);
+        add_terms();
     }
 }
 
@@ -81,125 +88,22 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
         });
 }
 
-void IncrementalPotential::add_term_gradient(const std::vector<Vec3>& xs,
-                                             std::vector<double>& gradient) const {
-    std::vector<contact::ContactBlock> unused;
-    for (const EnergyTerm* term : m_terms) {
-        term->add_derivatives(xs, gradient, unused);
-    }
-}
-
-void IncrementalPotential::add_terms(const NodeField& x) {
+void IncrementalPotential::add_terms() {
     INTACT_REQUIRE(m_contact, "IncrementalPotential: terms need a contact model");
-    const auto& xs = m_contact->positions();
-    m_term_gradient.assign(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
-    std::vector<contact::ContactBlock> blocks;
-    for (const EnergyTerm* term : m_terms) {
-        term->add_derivatives(xs, m_term_gradient, blocks);
+    std::vector<const contact::PairStencils*> lists;
+    for (std::size_t k = 0; k < m_terms.size(); ++k) {
+        m_terms[k]->derivatives(true, m_stencils[k]);
+        lists.push_back(&m_stencils[k]);
     }
-
-    // Diagonal blocks go into the matrix (so block Jacobi sees them), summed per row; the others act in
-    // every product through `apply`, each assigned the slot of its row. Terms may share a row, so their
-    // blocks are merged per row here and every device update below touches a row once.
-    const contact::ContactSurface& surface = m_contact->surface();
-    std::map<int, int> diagonal_slot, product_slot;
-    std::vector<int> diagonal_rows;
-    std::vector<double> diagonal_values;
-    m_blocks.clear();
-    m_block_slot.clear();
-    m_slot_rows.clear();
-    for (const auto& block : blocks) {
-        if (surface.local_of_surface(block.col) == block.row) {
-            const auto [it, added] =
-                diagonal_slot.try_emplace(block.row, static_cast<int>(diagonal_rows.size()));
-            if (added) {
-                diagonal_rows.push_back(block.row);
-                diagonal_values.resize(diagonal_values.size() + 9, 0.0);
-            }
-            for (int k = 0; k < 9; ++k) {
-                diagonal_values[static_cast<std::size_t>(9 * it->second + k)] += (&block.value[0][0])[k];
-            }
-        } else {
-            const auto [it, added] =
-                product_slot.try_emplace(block.row, static_cast<int>(m_slot_rows.size()));
-            if (added) {
-                m_slot_rows.push_back(block.row);
-            }
-            m_blocks.push_back(block);
-            m_block_slot.push_back(it->second);
-        }
-    }
-
-    // Device updates: gradient rows, diagonal blocks; the slot rows for the products.
-    using HostInts = Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>;
-    using HostBlocks =
-        Kokkos::View<const double* [3][3], Kokkos::LayoutRight, HostSpace, Kokkos::MemoryUnmanaged>;
-    using HostRows = Kokkos::View<const double* [3], Kokkos::LayoutRight, HostSpace, Kokkos::MemoryUnmanaged>;
-    const auto gradient = m_gradient;
-    const auto term_gradient = m_term_gradient_device;
-    Kokkos::deep_copy(term_gradient, HostRows(m_term_gradient.data(), x.extent(0)));
-    Kokkos::parallel_for(
-        "intact::solver::add_term_gradient", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
-        KOKKOS_LAMBDA(const int i) {
-            for (int c = 0; c < 3; ++c) {
-                gradient(i, c) += term_gradient(i, c);
-            }
-        });
-    const auto num_diagonal = diagonal_rows.size();
-    Kokkos::View<int*, MemSpace> rows("intact::solver::term_diagonal_rows", num_diagonal);
-    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> blocks_added("intact::solver::term_diagonal",
-                                                                             num_diagonal);
-    Kokkos::deep_copy(rows, HostInts(diagonal_rows.data(), num_diagonal));
-    Kokkos::deep_copy(blocks_added, HostBlocks(diagonal_values.data(), num_diagonal));
-    const auto values = m_matrix.values();
-    const auto diagonal = m_matrix.diagonal();
-    Kokkos::parallel_for(
-        "intact::solver::add_term_diagonal", Kokkos::RangePolicy<ExecSpace>(0, num_diagonal),
-        KOKKOS_LAMBDA(const int k) {
-            const int d = diagonal(rows(k));
-            for (int p = 0; p < 3; ++p) {
-                for (int q = 0; q < 3; ++q) {
-                    values(d, p, q) += blocks_added(k, p, q);
-                }
-            }
-        });
-    m_slot_rows_device = Kokkos::View<int*, MemSpace>("intact::solver::term_rows", m_slot_rows.size());
-    Kokkos::deep_copy(m_slot_rows_device, HostInts(m_slot_rows.data(), m_slot_rows.size()));
-    m_slot_products = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>(
-        "intact::solver::term_products", m_slot_rows.size());
-    m_slot_products_host = Kokkos::create_mirror_view(m_slot_products);
+    // Gradient rows and diagonal blocks go into the gradient and the matrix (so block Jacobi sees them);
+    // the other blocks act in every product through `apply`.
+    m_contact_matrix.assemble(lists, m_contact->topology(), m_gradient, &m_matrix);
 }
 
-void IncrementalPotential::add_block_products(const std::vector<Vec3>& columns,
-                                              bool obstacle_columns,
-                                              const NodeField& y) {
-    // y(row) += mask(row) Σ_blocks B · columns(col), summed on the host per row slot, added on the device.
-    const contact::ContactSurface& surface = m_contact->surface();
-    Kokkos::deep_copy(m_slot_products_host, 0.0);
-    for (std::size_t k = 0; k < m_blocks.size(); ++k) {
-        const auto& block = m_blocks[k];
-        if (surface.is_obstacle(block.col) != obstacle_columns) {
-            continue;
-        }
-        const Vec3& v = columns[static_cast<std::size_t>(
-            obstacle_columns ? block.col - surface.num_body_vertices() : block.col)];
-        const int slot = m_block_slot[k];
-        for (int r = 0; r < 3; ++r) {
-            m_slot_products_host(slot, r) +=
-                block.value[r][0] * v[0] + block.value[r][1] * v[1] + block.value[r][2] * v[2];
-        }
-    }
-    Kokkos::deep_copy(m_slot_products, m_slot_products_host);
-    const auto rows = m_slot_rows_device;
-    const auto products = m_slot_products;
-    const auto mask = m_free;
-    Kokkos::parallel_for(
-        "intact::solver::add_term_products", Kokkos::RangePolicy<ExecSpace>(0, rows.extent(0)),
-        KOKKOS_LAMBDA(const int k) {
-            for (int c = 0; c < 3; ++c) {
-                y(rows(k), c) += mask(rows(k)) * products(k, c);
-            }
-        });
+void IncrementalPotential::gradient_of(const contact::PairStencils& stencils, const NodeField& out) {
+    INTACT_REQUIRE(m_contact, "IncrementalPotential: stencils need a contact model");
+    Kokkos::deep_copy(out, 0.0);
+    m_contact_matrix.assemble({&stencils}, m_contact->topology(), out, nullptr);
 }
 
 void IncrementalPotential::apply(const NodeField& p, const NodeField& y) {
@@ -208,19 +112,23 @@ void IncrementalPotential::apply(const NodeField& p, const NodeField& y) {
         // Collective on every rank (the gather), whether or not this rank has blocks. Directions leave
         // the obstacles where they are: their columns do not act here.
         m_contact->gather_direction(p);
-        add_block_products(m_contact->direction(), false, y);
+        m_contact_matrix.apply(m_contact->direction(), y, m_free);
     }
 }
 
-void IncrementalPotential::add_obstacle_push(const std::vector<Vec3>& obstacle_step, const NodeField& y) {
+void IncrementalPotential::apply_boundary(const NodeField& delta,
+                                          const contact::ConstSurfaceField& obstacle_step,
+                                          const NodeField& y) {
+    spmv(m_matrix, delta, y, m_free);
     if (!m_terms.empty()) {
-        add_block_products(obstacle_step, true, y);
+        m_contact->gather_step(delta, obstacle_step);
+        m_contact_matrix.apply(m_contact->step(), y, m_free);
     }
 }
 
-std::vector<double> IncrementalPotential::term_energies(const std::vector<Vec3>& xs) const {
+std::vector<double> IncrementalPotential::term_energies(const contact::ConstSurfaceField& xs) const {
     std::vector<double> energies;
-    for (const EnergyTerm* term : m_terms) {
+    for (EnergyTerm* term : m_terms) {
         energies.push_back(term->local_energy(xs));
     }
     if (!energies.empty()) {
@@ -260,7 +168,7 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
     const auto elastic = m_elastic.energy_change(x, trial);
     // [change, scale, each term at the trial]: this rank's parts, one reduction.
     std::vector<double> totals{change + ch2 * elastic.first, magnitude + ch2 * elastic.second};
-    for (const EnergyTerm* term : m_terms) {
+    for (EnergyTerm* term : m_terms) {
         totals.push_back(term->local_energy(m_contact->trial()));
     }
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals.data(), static_cast<int>(totals.size()), MPI_DOUBLE,

@@ -11,6 +11,7 @@
 /// ask for assembly, products and energy changes.
 
 #include "comm/halo_exchange.hpp"
+#include "src/contact/contact_matrix.hpp"
 #include "src/contact/contact_model.hpp"
 #include "src/solver/block_matrix.hpp"
 #include "src/solver/elastic_term.hpp"
@@ -34,8 +35,8 @@ public:
     void set_contact(contact::ContactModel& contact) { m_contact = &contact; }
     contact::ContactModel* contact() const { return m_contact; }
     /// Append a term; terms are summed in the order they were added.
-    void add_term(const EnergyTerm& term) { m_terms.push_back(&term); }
-    const std::vector<const EnergyTerm*>& terms() const { return m_terms; }
+    void add_term(EnergyTerm& term);
+    const std::vector<EnergyTerm*>& terms() const { return m_terms; }
 
     const ElasticTerm& elastic() const { return m_elastic; }
     ElasticTerm& elastic() { return m_elastic; }
@@ -46,21 +47,28 @@ public:
     int num_owned() const { return m_num_owned; }
 
     /// ∇E (owned rows) and the Hessian at x: inertia, elasticity and gravity, then every term at the
-    /// contact model's positions() (which the caller has gathered at x). Local.
+    /// contact model's positions() (which the caller has gathered at x). Device work. Local.
     void assemble(const NodeField& x, const StepProblem& problem);
     /// Only the inertial, elastic and gravitational part of `assemble`. Local.
     void assemble_elastic(const NodeField& x, const StepProblem& problem);
+    /// out(owned rows) = the gradient rows of per-pair `stencils` alone, summed as `assemble` sums them
+    /// (e.g. the unweighted barrier gradient for κ's start value). Invalidates the terms' blocks until the
+    /// next `assemble`. Device work. Local.
+    void gradient_of(const contact::PairStencils& stencils, const NodeField& out);
 
     /// y(owned rows) = mask ⊙ (H p) with the terms' blocks; `p` must hold current ghost rows. The terms'
     /// columns are gathered on the contact surface (obstacle rows zero). Collective with terms.
     void apply(const NodeField& p, const NodeField& y);
-    /// y(owned rows) += mask ⊙ (blocks with an obstacle column · obstacle_step): how moving obstacles push
-    /// through the contact terms in the right-hand side. Local.
-    void add_obstacle_push(const std::vector<Vec3>& obstacle_step, const NodeField& y);
+    /// y(owned rows) = mask ⊙ (H Δ) for the boundary's remaining motion: Δ on prescribed rows and
+    /// `obstacle_step` on the obstacle rows, so moving obstacles push through the contact blocks too.
+    /// Collective with terms.
+    void apply_boundary(const NodeField& delta,
+                        const contact::ConstSurfaceField& obstacle_step,
+                        const NodeField& y);
 
     /// Unweighted energy of every term at surface positions xs, each summed over ranks (one
     /// allreduce). Collective.
-    std::vector<double> term_energies(const std::vector<Vec3>& xs) const;
+    std::vector<double> term_energies(const contact::ConstSurfaceField& xs) const;
 
     /// E(trial) − E(x) summed term by term over owned entries and ranks, and Σ|terms of E(x)| as the
     /// scale below which a change is round-off. `at_x`: term_energies at x (shared by every trial of a
@@ -75,17 +83,9 @@ public:
     /// Collective.
     std::pair<double, double> potential_energies(const NodeField& x, const Vec3& gravity) const;
 
-    /// Add `weight` × the terms' gradient at xs to `gradient` (host, 3 values per local node). Local.
-    void add_term_gradient(const std::vector<Vec3>& xs, std::vector<double>& gradient) const;
-
-    /// Public for CUDA lambdas: y(row) += mask(row) Σ B · columns(col) over the off-diagonal term blocks
-    /// whose column is a body row (`obstacle_columns` false: `columns` has every surface row) or an
-    /// obstacle row (true: `columns` has the obstacle rows).
-    void add_block_products(const std::vector<Vec3>& columns, bool obstacle_columns, const NodeField& y);
-    /// Public for CUDA lambdas: the terms' part of `assemble`.
-    void add_terms(const NodeField& x);
-
 private:
+    void add_terms();
+
     MPI_Comm m_comm;
     int m_num_owned;
     ElasticTerm m_elastic;
@@ -93,16 +93,9 @@ private:
     Kokkos::View<const double*, MemSpace> m_free;
     NodeField m_gradient;
     contact::ContactModel* m_contact = nullptr;
-    std::vector<const EnergyTerm*> m_terms;
-
-    // Off-diagonal term blocks of owned rows, and the row slots their products are summed in.
-    std::vector<contact::ContactBlock> m_blocks;
-    std::vector<int> m_block_slot, m_slot_rows;
-    Kokkos::View<int*, MemSpace> m_slot_rows_device;
-    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> m_slot_products;
-    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>::HostMirror m_slot_products_host;
-    NodeField m_term_gradient_device;
-    std::vector<double> m_term_gradient;
+    std::vector<EnergyTerm*> m_terms;
+    std::vector<contact::PairStencils> m_stencils; ///< one per term
+    contact::ContactMatrix m_contact_matrix;       ///< the terms' blocks of owned rows
 };
 
 } // namespace intact::solver

@@ -2,6 +2,7 @@
 
 #include "comm/collectives.hpp"
 #include "src/core/error.hpp"
+#include "src/core/phase_timer.hpp"
 #include "src/solver/line_search.hpp"
 
 #include <cmath>
@@ -40,15 +41,15 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
         return;
     }
     m_kappa.emplace(mean_nodal_mass(parts.comm, m_potential), m_contact->dhat(), parts.length);
-    m_barrier_term.emplace(m_contact->barrier(), *m_kappa);
+    m_barrier_term.emplace(*m_contact, *m_kappa);
     m_potential.set_contact(*m_contact);
     m_potential.add_term(*m_barrier_term);
     if (parts.scene.contact.friction > 0.0) {
-        m_friction = std::make_unique<contact::FrictionPotential>(
-            parts.comm, m_contact->surface(), m_contact->barrier(), parts.scene.contact.friction,
-            parts.scene.contact.epsv);
-        m_friction_term.emplace(*m_friction);
+        m_friction =
+            std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
+        m_friction_term.emplace(*m_contact, *m_friction);
         m_potential.add_term(*m_friction_term);
+        m_obstacle_start = m_contact->surface().make_field("intact::solver::obstacle_start");
     }
 }
 
@@ -57,37 +58,47 @@ void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
     // (friction is not lagged yet), and ∇B needs no Hessian.
     m_potential.assemble_elastic(x, problem);
     m_contact->update(x, m_boundary.obstacle_positions());
-    std::vector<double> barrier_gradient(3 * static_cast<std::size_t>(x.extent(0)), 0.0);
-    m_contact->barrier().derivatives(m_contact->positions(), 1.0, barrier_gradient, nullptr);
-    const auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), m_potential.gradient());
-    const auto mask = Kokkos::create_mirror_view_and_copy(HostSpace(), m_potential.free_mask());
-    double dots[2] = {0.0, 0.0};
-    for (int i = 0; i < m_potential.num_owned(); ++i) {
-        for (int c = 0; c < 3; ++c) {
-            const double gb = mask(i) * barrier_gradient[static_cast<std::size_t>(3 * i + c)];
-            dots[0] += gb * gradient(i, c);
-            dots[1] += gb * gb;
-        }
-    }
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
-    m_kappa->start(dots[0], dots[1]);
+    contact::barrier_derivatives(m_contact->active(), m_contact->positions(), m_contact->topology(),
+                                 m_contact->s_hat(), 1.0, false, m_kappa_stencils);
+    m_potential.gradient_of(m_kappa_stencils, m_product);
+    const auto [gb, bb] = kappa_dots();
+    m_kappa->start(gb, bb);
 }
 
-bool IpcSolver::arrival_is_safe(const NodeField& x) {
+std::pair<double, double> IpcSolver::kappa_dots() const {
+    const auto gradient = m_potential.gradient();
+    const auto barrier = m_product;
+    const auto mask = m_potential.free_mask();
+    double dots[2] = {0.0, 0.0};
+    Kokkos::parallel_reduce(
+        "intact::solver::kappa_dots", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int i, double& gb, double& bb) {
+            for (int c = 0; c < 3; ++c) {
+                const double b = mask(i) * barrier(i, c);
+                gb += b * gradient(i, c);
+                bb += b * b;
+            }
+        },
+        dots[0], dots[1]);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
+    return {dots[0], dots[1]};
+}
+
+bool IpcSolver::arrival_is_safe(const NodeField& x, PhaseSeconds& seconds) {
+    ScopedTimer timer(seconds.step_bound);
     // The remaining boundary motion may be taken whole only if it inverts no element and closes no
     // contact gap by more than 80%.
     return m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0;
 }
 
-void IpcSolver::lag_friction(const NodeField& start,
-                             const std::vector<Vec3>& obstacle_start,
-                             const NodeField& x,
-                             double h) {
-    // Pairs, normal forces and bases at x; slips measured from the step's start.
+void IpcSolver::lag_friction(const NodeField& x, double h) {
+    // Pairs, normal forces and bases at x; slips measured from the step's start (gathered through the
+    // plan at x, which covers xᵗ).
     m_contact->surface().add_anchor(x);
     m_contact->update(x, m_boundary.obstacle_positions());
-    m_contact->gather_trial(start, obstacle_start); // the step's start, through the plan at x
-    m_friction->lag(m_contact->trial(), m_contact->positions(), m_kappa->value(), h);
+    m_contact->gather_trial(m_step_start, m_obstacle_start);
+    m_friction->lag(m_contact->active(), m_contact->trial(), m_contact->positions(), m_contact->topology(),
+                    m_contact->s_hat(), m_kappa->value(), h);
 }
 
 void IpcSolver::compute_rhs(const StepProblem& /*problem*/) {
@@ -138,14 +149,17 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
 
     // 0. Contact at xᵗ: the ghost boxes start from it, κ starts from the gradients there, and friction is
     //    lagged there first.
+    PhaseSeconds& seconds = result.seconds;
     if (m_contact) {
+        ScopedTimer timer(seconds.contact);
         m_contact->surface().begin_step(x);
         start_kappa(x, problem);
         m_kappa->reset_distance(m_contact->min_squared_distance());
         if (m_friction) {
             Kokkos::deep_copy(m_step_start, x);
-            m_obstacle_start = m_boundary.obstacle_positions();
-            m_friction->lag(m_contact->positions(), m_contact->positions(), m_kappa->value(), problem.h);
+            Kokkos::deep_copy(m_obstacle_start, m_boundary.obstacle_positions());
+            m_friction->lag(m_contact->active(), m_contact->positions(), m_contact->positions(),
+                            m_contact->topology(), m_contact->s_hat(), m_kappa->value(), problem.h);
             result.friction_lags = 1;
         }
     }
@@ -160,7 +174,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             //    boundary on its target.
             double remaining = m_boundary.remaining(x);
             if (remaining > 0.0 && remaining <= 1e-3 * m_settings.tolerance * problem.h &&
-                arrival_is_safe(x)) {
+                arrival_is_safe(x, seconds)) {
                 m_boundary.arrive(x);
                 remaining = 0.0;
             }
@@ -168,15 +182,21 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f; moving obstacles push through the contact
             //    blocks too.
             if (m_contact) {
+                ScopedTimer timer(seconds.contact);
                 m_contact->update(x, m_boundary.obstacle_positions());
             }
-            m_potential.assemble(x, problem);
-            m_potential.apply(m_boundary.step(), m_product);
-            m_potential.add_obstacle_push(m_boundary.obstacle_step(), m_product);
-            compute_rhs(problem);
-            const PcgResult linear =
-                m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
-            result.linear_iterations += linear.iterations;
+            {
+                ScopedTimer timer(seconds.assembly);
+                m_potential.assemble(x, problem);
+                m_potential.apply_boundary(m_boundary.step(), m_boundary.obstacle_step(), m_product);
+                compute_rhs(problem);
+            }
+            {
+                ScopedTimer timer(seconds.linear_solve);
+                const PcgResult linear =
+                    m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
+                result.linear_iterations += linear.iterations;
+            }
 
             // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance. At least one step
             //    is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it would stop slow
@@ -191,16 +211,24 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
 
             // 4. The full step d = p + Δ, capped by the step bound, then backtracking on E.
             add_boundary_step();
-            const double alpha = m_bound.along(x, m_direction, m_boundary);
-            const std::vector<double> terms_at_x =
-                m_contact ? m_potential.term_energies(m_contact->positions()) : std::vector<double>{};
-            const LineSearchResult search = backtrack(alpha, remaining > 0.0, [&](double a) {
-                m_boundary.trial_point(x, m_direction, a, m_trial);
-                if (m_contact) {
-                    m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
-                }
-                return m_potential.energy_change(x, m_trial, problem, terms_at_x);
-            });
+            double alpha = 0.0;
+            {
+                ScopedTimer timer(seconds.step_bound);
+                alpha = m_bound.along(x, m_direction, m_boundary);
+            }
+            LineSearchResult search;
+            {
+                ScopedTimer timer(seconds.line_search);
+                const std::vector<double> terms_at_x =
+                    m_contact ? m_potential.term_energies(m_contact->positions()) : std::vector<double>{};
+                search = backtrack(alpha, remaining > 0.0, [&](double a) {
+                    m_boundary.trial_point(x, m_direction, a, m_trial);
+                    if (m_contact) {
+                        m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
+                    }
+                    return m_potential.energy_change(x, m_trial, problem, terms_at_x);
+                });
+            }
             result.iterations = first + it + 1;
             if (!search.accepted) {
                 result.line_search_failed = true;
@@ -211,6 +239,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             Kokkos::deep_copy(x, m_trial);
             m_boundary.accept_trial();
             if (m_contact) {
+                ScopedTimer timer(seconds.contact);
                 m_contact->gather(x, m_boundary.obstacle_positions());
                 m_kappa->observe(m_contact->min_squared_distance());
             }
@@ -219,13 +248,15 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             break;
         }
         // 6. Lag again at the solution.
-        lag_friction(m_step_start, m_obstacle_start, x, problem.h);
+        ScopedTimer timer(seconds.contact);
+        lag_friction(x, problem.h);
         result.friction_lags = lag + 1;
         result.converged = false;
     }
 
     // 7. What the step ends with.
     if (m_contact) {
+        ScopedTimer timer(seconds.contact);
         m_contact->gather(x, m_boundary.obstacle_positions());
         result.contact_pairs = m_contact->count_active_pairs();
         result.min_distance = std::sqrt(m_contact->min_squared_distance());

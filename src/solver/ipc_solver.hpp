@@ -12,7 +12,7 @@
 /// below the tolerance or `friction_iterations` solves.
 
 #include "src/contact/barrier_stiffness.hpp"
-#include "src/contact/friction_potential.hpp"
+#include "src/contact/friction_pairs.hpp"
 #include "src/solver/contact_terms.hpp"
 #include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
@@ -35,14 +35,14 @@ public:
     double direction_max() const;
     /// Public for CUDA lambdas: d = p + Δ.
     void add_boundary_step();
+    /// Public for CUDA lambdas: the global dots g·b and b·b over free owned DOFs of the elastic-inertial
+    /// gradient g and the unweighted barrier gradient b (in m_product). Collective.
+    std::pair<double, double> kappa_dots() const;
 
 private:
     void start_kappa(const NodeField& x, const StepProblem& problem);
-    bool arrival_is_safe(const NodeField& x);
-    void lag_friction(const NodeField& start,
-                      const std::vector<Vec3>& obstacle_start,
-                      const NodeField& x,
-                      double h);
+    bool arrival_is_safe(const NodeField& x, PhaseSeconds& seconds);
+    void lag_friction(const NodeField& x, double h);
 
     StepParts m_parts;
     NewtonSettings m_settings;
@@ -54,10 +54,11 @@ private:
     BlockJacobi m_preconditioner;
     std::optional<contact::BarrierStiffness> m_kappa;
     std::optional<BarrierTerm> m_barrier_term;
-    std::unique_ptr<contact::FrictionPotential> m_friction;
+    contact::PairStencils m_kappa_stencils; ///< the unweighted barrier gradient of κ's start
+    std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
     NodeField m_rhs, m_direction, m_trial, m_product, m_step_start;
-    std::vector<Vec3> m_obstacle_start;
+    contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (friction slips)
 };
 
 } // namespace intact::solver

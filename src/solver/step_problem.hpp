@@ -24,6 +24,15 @@ struct StepProblem {
     double time = 0.0;   ///< time at the end of the step, s (obstacles are placed by it)
 };
 
+/// Wall seconds of a step's phases on this rank (each after a fence). Methods fill those they have.
+struct PhaseSeconds {
+    double contact = 0.0;      ///< contact ghost plans, gathers, κ start, friction lags, pair counts
+    double assembly = 0.0;     ///< gradient and Hessian: elements and energy terms
+    double linear_solve = 0.0; ///< PCG, with its products and halo exchanges
+    double step_bound = 0.0;   ///< inversion bound and CCD (with the segment's ghost plan)
+    double line_search = 0.0;  ///< energies at x and at every trial point
+};
+
 /// What a step solver reports. Keys every method shares keep one meaning in metrics.jsonl; a method
 /// leaves the counters it has no use for at their defaults (written as documented in README "Output").
 struct StepResult {
@@ -36,6 +45,7 @@ struct StepResult {
     double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance (m)
     double kappa = 0.0;    ///< barrier stiffness at the end of the step (0 without a barrier)
     int friction_lags = 0; ///< friction lag updates this step, the first at xᵗ (0 without friction)
+    PhaseSeconds seconds;  ///< where this rank's time went
 };
 
 } // namespace intact::solver

@@ -1,0 +1,160 @@
+// bench_step: whole implicit steps of a contact-rich pile, on rank 0 alone and on all ranks of the job.
+//
+// Sample runs (one thread per rank, then two threads on one rank):
+//   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 6 --steps 20 --repeats 3
+//   OMP_NUM_THREADS=2 mpirun -n 1 bench_step --cubes 8 --cells 6 --steps 20 --repeats 3
+//   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 28 --steps 5 --repeats 1 --alone 0   (≈ 1 M
+//   tets)
+//
+// Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
+// odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
+// onto a plane; 2. unless
+// `--alone 0`, take `steps` steps on rank 0 alone, `repeats` times; 3. the same on all ranks; 4. print per
+// run s/step (min / median / max over repeats), Newton and PCG iterations, contact pairs at the end, where
+// the time of the slowest rank went (contact, assembly, PCG, step bound, line search, halo exchange),
+// peak resident memory per rank and bytes per tetrahedron, and the speed-up of all ranks over one.
+#include "bench_common.hpp"
+#include "src/core/runtime.hpp"
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+namespace {
+
+using nlohmann::json;
+
+json pile_scene(int cubes, int cells, int steps) {
+    json bodies = json::array();
+    for (int k = 0; k < cubes; ++k) {
+        // Layers of 2 × 2 cubes 6 cm apart; odd layers shifted by half a pitch so each cube lands across
+        // the four below it; every cube turned a little about all three axes.
+        const int layer = k / 4, slot = k % 4;
+        const double shift = (layer % 2) * 0.08;
+        const double x = (slot % 2) * 0.16 + shift, y = (slot / 2) * 0.16 + shift, z = 0.065 + 0.14 * layer;
+        json body;
+        body["name"] = "cube" + std::to_string(k);
+        body["mesh"]["box"] = {
+            {"min", {-0.05, -0.05, -0.05}}, {"max", {0.05, 0.05, 0.05}}, {"cells", {cells, cells, cells}}};
+        body["rotate_deg"] = {3.0 * ((k * 7) % 5) - 6.0, 2.0 * ((k * 3) % 5) - 4.0, 10.0 * (k % 3)};
+        body["translate"] = {x, y, z};
+        body["material"] = {
+            {"model", "neo_hookean"}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+        bodies.push_back(body);
+    }
+    json scene;
+    scene["time"] = {{"dt", 0.01}, {"steps", steps}};
+    scene["gravity"] = {0.0, 0.0, -9.81};
+    scene["bodies"] = bodies;
+    scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
+    scene["output"] = {{"every", 1000000}};
+    return scene;
+}
+
+struct PileRun {
+    intact::bench::Stats per_step;
+    long long newton = 0, pcg = 0, pairs = 0, tets = 0;
+    double phases[6] = {0, 0, 0,
+                        0, 0, 0}; ///< per step, slowest rank: contact, assembly, PCG, bound, search, halo
+    double peak_bytes = 0.0;      ///< largest peak RSS over ranks
+};
+
+PileRun run_pile(MPI_Comm comm, const json& scene, int steps, int repeats, const std::string& dir) {
+    PileRun run;
+    std::vector<double> per_step;
+    for (int r = 0; r < repeats; ++r) {
+        intact::Simulation simulation(comm, intact::io::parse_scene(scene, "bench_step_pile"), dir);
+        run.tets = simulation.local_mesh().global_num_elements;
+        run.newton = run.pcg = 0;
+        std::fill(std::begin(run.phases), std::end(run.phases), 0.0);
+        const double halo_before = simulation.halo_seconds();
+        MPI_Barrier(comm);
+        Kokkos::Timer timer;
+        for (int n = 0; n < steps; ++n) {
+            const auto result = simulation.step();
+            run.newton += result.iterations;
+            run.pcg += result.linear_iterations;
+            run.pairs = result.contact_pairs;
+            const auto& s = result.seconds;
+            const double parts[5] = {s.contact, s.assembly, s.linear_solve, s.step_bound, s.line_search};
+            for (int p = 0; p < 5; ++p) {
+                run.phases[p] += parts[p] / steps;
+            }
+        }
+        double t = timer.seconds() / steps;
+        run.phases[5] = (simulation.halo_seconds() - halo_before) / steps;
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+        MPI_Allreduce(MPI_IN_PLACE, run.phases, 6, MPI_DOUBLE, MPI_MAX, comm);
+        per_step.push_back(t);
+    }
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    run.peak_bytes = 1024.0 * static_cast<double>(usage.ru_maxrss);
+    MPI_Allreduce(MPI_IN_PLACE, &run.peak_bytes, 1, MPI_DOUBLE, MPI_MAX, comm);
+    std::sort(per_step.begin(), per_step.end());
+    run.per_step = {per_step.front(), per_step[per_step.size() / 2], per_step.back()};
+    return run;
+}
+
+void print_run(const char* label, int ranks, int steps, const PileRun& run) {
+    std::printf(
+        "%-10s ranks %d: %.4f / %.4f / %.4f s/step (min/median/max), Newton %lld, PCG %lld in %d steps, "
+        "%lld contact pairs at the end\n",
+        label, ranks, run.per_step.min, run.per_step.median, run.per_step.max, run.newton, run.pcg, steps,
+        run.pairs);
+    std::printf("%-10s   per step (slowest rank): contact %.4f  assembly %.4f  PCG %.4f  step bound %.4f  "
+                "line search %.4f  (node halo %.4f) s\n",
+                "", run.phases[0], run.phases[1], run.phases[2], run.phases[3], run.phases[4], run.phases[5]);
+    std::printf("%-10s   peak memory %.1f MB per rank (largest), %.0f bytes per tetrahedron over all ranks\n",
+                "", run.peak_bytes / 1e6, run.peak_bytes * ranks / static_cast<double>(run.tets));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    intact::Runtime runtime(argc, argv);
+    const int cubes = intact::bench::option(argc, argv, "--cubes", 8);
+    const int cells = intact::bench::option(argc, argv, "--cells", 6);
+    const int steps = intact::bench::option(argc, argv, "--steps", 20);
+    const int repeats = intact::bench::option(argc, argv, "--repeats", 3);
+    const bool alone = intact::bench::option(argc, argv, "--alone", 1) != 0;
+
+    // 1. The pile.
+    const json scene = pile_scene(cubes, cells, steps);
+
+    // 2. Rank 0 alone.
+    PileRun one;
+    if (alone && runtime.size() > 1) {
+        MPI_Comm single;
+        MPI_Comm_split(MPI_COMM_WORLD, runtime.rank() == 0 ? 0 : MPI_UNDEFINED, 0, &single);
+        if (runtime.rank() == 0) {
+            one = run_pile(single, scene, steps, repeats, "/tmp/intact_bench_step/np1");
+            MPI_Comm_free(&single);
+        }
+        MPI_Bcast(&one, sizeof(PileRun), MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+
+    // 3. All ranks.
+    const PileRun all = run_pile(MPI_COMM_WORLD, scene, steps, repeats,
+                                 "/tmp/intact_bench_step/np" + std::to_string(runtime.size()));
+
+    // 4. Figures.
+    if (runtime.rank() == 0) {
+        std::printf(
+            "bench_step: pile of %d cubes (%lld tets, friction 0.3), %d steps, %s, %d thread(s) per rank\n",
+            cubes, all.tets, steps, Kokkos::DefaultExecutionSpace::name(),
+            static_cast<int>(Kokkos::DefaultExecutionSpace().concurrency()));
+        if (alone && runtime.size() > 1) {
+            print_run("one rank", 1, steps, one);
+        }
+        print_run("all ranks", runtime.size(), steps, all);
+        if (alone && runtime.size() > 1) {
+            std::printf("speed-up of %d ranks over 1 (medians): %.2fx\n", runtime.size(),
+                        one.per_step.median / all.per_step.median);
+        }
+    }
+    return 0;
+}
