@@ -62,4 +62,14 @@ inline int option(int argc, char** argv, const std::string& name, int fallback) 
     return fallback;
 }
 
+/// String option `--name value` from argv, or `fallback`.
+inline std::string text_option(int argc, char** argv, const std::string& name, const std::string& fallback) {
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (argv[i] == name) {
+            return argv[i + 1];
+        }
+    }
+    return fallback;
+}
+
 } // namespace intact::bench

@@ -4,12 +4,15 @@
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_contact --cells 12 --steps 20 --repeats 5
 //
 // Steps: 1. two boxes of cells × cells × 2 hexahedra face to face, 0.4 d̂ apart: time the contact
-// derivatives (broad phase, distances, barrier gradients and PSD Hessians) and print active pairs per
-// second; 2. a stack of three boxes settling on a plane: time `steps` implicit steps on rank 0 alone and
-// on all ranks; print seconds per step, Newton iterations, and the strong-scaling efficiency.
-// (CCD throughput: `intact ccd-bench DIR` on the public query sample.)
+// derivatives on the device (barrier gradients and PSD Hessians per pair, and their per-row sum into the
+// gradient and the contact matrix) and print active pairs per second; 2. a stack of three boxes settling on a
+// plane: time `steps` implicit steps on rank 0 alone and on all ranks; print seconds per step, Newton
+// iterations, and the strong-scaling efficiency. (CCD throughput: `intact ccd-bench DIR` on the public query
+// sample.)
 #include "bench_common.hpp"
-#include "src/contact/barrier_potential.hpp"
+#include "src/contact/barrier_pairs.hpp"
+#include "src/contact/contact_matrix.hpp"
+#include "src/contact/contact_model.hpp"
 #include "src/core/runtime.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
@@ -80,7 +83,7 @@ int main(int argc, char** argv) {
     const auto local =
         intact::distribute_mesh(MPI_COMM_SELF, scene_mesh, std::vector<int>(scene_mesh.mesh.tets.size(), 0));
     intact::contact::ContactSurface surface(MPI_COMM_SELF, scene_mesh, scene.obstacles, local);
-    intact::contact::BarrierPotential barrier(MPI_COMM_SELF, surface, dhat);
+    intact::contact::ContactModel contact(MPI_COMM_SELF, surface, dhat);
     intact::NodeField x("intact::bench::surface_positions", local.rest_position.size());
     const auto host_x = Kokkos::create_mirror_view(x);
     for (std::size_t i = 0; i < local.rest_position.size(); ++i) {
@@ -89,16 +92,21 @@ int main(int argc, char** argv) {
         }
     }
     Kokkos::deep_copy(x, host_x);
+    const intact::contact::SurfaceField obstacles = surface.make_field("intact::bench::obstacles");
+    surface.obstacle_positions(0.0, obstacles);
     surface.begin_step(x);
-    surface.update_ghosts(x, nullptr, dhat);
-    std::vector<intact::Vec3> xs;
-    surface.gather(x, surface.obstacle_positions(0.0), xs);
-    const auto pairs = static_cast<double>(barrier.active_pairs(xs).size());
-    std::vector<double> gradient(3 * local.rest_position.size());
-    std::vector<intact::contact::ContactBlock> blocks;
+    contact.update(x, obstacles);
+    const auto pairs = static_cast<double>(contact.active().count);
+    // The device path of one assembly: barrier gradients and PSD Hessians per pair, then the per-row sum
+    // into the gradient, the diagonal blocks and the kept contact blocks.
+    intact::solver::BlockMatrix matrix(local.num_owned_nodes, local.num_local_nodes(), local.tets);
+    intact::contact::ContactMatrix contact_matrix(local.num_owned_nodes);
+    intact::contact::PairStencils stencils;
+    intact::NodeField gradient("intact::bench::gradient", local.rest_position.size());
     const auto assembly = intact::bench::time_repeated(MPI_COMM_WORLD, 2 * repeats, [&] {
-        std::fill(gradient.begin(), gradient.end(), 0.0);
-        barrier.derivatives(xs, 1.0, gradient, &blocks);
+        intact::contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(),
+                                             dhat * dhat, 1.0, true, stencils);
+        contact_matrix.assemble({&stencils}, contact.topology(), gradient, &matrix);
     });
 
     // 2. Stack on rank 0 alone, then on all ranks.

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <fstream>
 
 namespace {
 
@@ -122,8 +123,15 @@ int main(int argc, char** argv) {
     const int repeats = intact::bench::option(argc, argv, "--repeats", 3);
     const bool alone = intact::bench::option(argc, argv, "--alone", 1) != 0;
 
-    // 1. The pile.
+    // 1. The pile (written out instead of run with --scene-out, e.g. to time other builds on it).
     const json scene = pile_scene(cubes, cells, steps);
+    const std::string scene_out = intact::bench::text_option(argc, argv, "--scene-out", "");
+    if (!scene_out.empty()) {
+        if (runtime.rank() == 0) {
+            std::ofstream(scene_out) << scene.dump(2) << '\n';
+        }
+        return 0;
+    }
 
     // 2. Rank 0 alone.
     PileRun one;

@@ -57,6 +57,10 @@ public:
     /// Lumped nodal masses (kg), complete for owned nodes.
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_potential->lumped_mass(); }
 
+    /// The step's shared parts, for tests and benchmarks.
+    solver::IncrementalPotential& potential() { return *m_potential; }
+    comm::HaloExchange& halo() { return *m_halo; }
+
     /// Seconds this rank spent in node halo exchanges so far.
     double halo_seconds() const { return m_halo->seconds(); }
 

@@ -158,42 +158,6 @@ double barrier_local_energy(const PairList& candidates,
     return total;
 }
 
-void select_active_pairs(const PairList& candidates,
-                         const ConstSurfaceField& xs,
-                         const SurfaceTopology& topology,
-                         double s_hat,
-                         PairList& active) {
-    if (active.kind.extent(0) < static_cast<std::size_t>(candidates.count) || !active.kind.data()) {
-        const std::size_t capacity = static_cast<std::size_t>(candidates.count) + 16;
-        active.kind = Kokkos::View<int*, MemSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::active_kind"), capacity);
-        active.rows = Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::active_rows"), capacity);
-    }
-    const auto kind_out = active.kind;
-    const auto rows_out = active.rows;
-    int count = 0;
-    Kokkos::parallel_scan(
-        "intact::contact::select_active_pairs", Kokkos::RangePolicy<ExecSpace>(0, candidates.count),
-        KOKKOS_LAMBDA(const int i, int& offset, const bool final) {
-            int rows[4];
-            load_rows(candidates, i, rows);
-            const int kind = candidates.kind(i);
-            if (!(pair_squared_distance(kind, rows, xs, topology) < s_hat)) {
-                return;
-            }
-            if (final) {
-                kind_out(offset) = kind;
-                for (int k = 0; k < 4; ++k) {
-                    rows_out(offset, k) = rows[k];
-                }
-            }
-            ++offset;
-        },
-        count);
-    active.count = count;
-}
-
 namespace detail {
 
 // Both projections; a named namespace because CUDA lambdas need an enclosing function with linkage.

@@ -35,14 +35,6 @@ double barrier_local_energy(const PairList& candidates,
                             const SurfaceTopology& topology,
                             double s_hat);
 
-/// The pairs of `candidates` with s < ŝ at xs, in their order, into `active` (its Views grow only).
-/// Device work; the host reads one count.
-void select_active_pairs(const PairList& candidates,
-                         const ConstSurfaceField& xs,
-                         const SurfaceTopology& topology,
-                         double s_hat,
-                         PairList& active);
-
 /// κ-weighted gradient and, when `hessian`, PSD-projected Hessian of b (w b for edge pairs) per pair of
 /// `active` (every pair, owned or not: ContactMatrix keeps this rank's rows), written to `out` (one entry
 /// per pair, in the order of `active`). With `hessian` false this is the gradient-only pass of the κ

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 namespace intact::contact {
 
@@ -41,6 +42,12 @@ void ContactModel::update_segment(const NodeField& x,
 void ContactModel::gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles) {
     m_surface.combine_obstacle_rows(1.0, obstacles, 0.0, obstacles, m_ts);
     m_surface.gather(trial, m_ts);
+}
+
+void ContactModel::accept_trial() {
+    std::swap(m_xs, m_ts);
+    std::swap(m_candidates, m_scratch);
+    select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
 }
 
 void ContactModel::gather_direction(const NodeField& p) {

@@ -43,6 +43,10 @@ public:
                         const ConstSurfaceField& obstacle_step);
     /// Gather a trial point with the current plan into trial(). Collective.
     void gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles);
+    /// The last trial point became the iterate: it is positions() from now on, with the candidates the
+    /// barrier found there (its last candidates_at) and their active subset. Call it after an accepted
+    /// line-search trial whose energy was the last one evaluated; no communication. Local.
+    void accept_trial();
     /// Gather a search direction with the current plan into direction(), obstacle rows zero. Collective.
     void gather_direction(const NodeField& p);
     /// Gather a step with the current plan into step(), obstacle rows from `obstacle_step`. Collective.

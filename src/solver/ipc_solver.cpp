@@ -165,6 +165,9 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
 
     // The friction lag loop (IPC spec §6.5) around the Newton loop; without friction it runs once.
+    // `contact_at_x`: the contact model's surface, pairs and ghost plan are current at x (after κ's start,
+    // an accepted trial or a lag; not after the boundary arrives).
+    bool contact_at_x = m_contact != nullptr;
     for (int lag = 1;; ++lag) {
         bool lag_converged = false;
         const int first = result.iterations;
@@ -177,13 +180,15 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 arrival_is_safe(x, seconds)) {
                 m_boundary.arrive(x);
                 remaining = 0.0;
+                contact_at_x = false;
             }
 
             // 2. Free part of the step: H_ff p = −(∇E + H Δ)_f; moving obstacles push through the contact
             //    blocks too.
-            if (m_contact) {
+            if (m_contact && !contact_at_x) {
                 ScopedTimer timer(seconds.contact);
                 m_contact->update(x, m_boundary.obstacle_positions());
+                contact_at_x = true;
             }
             {
                 ScopedTimer timer(seconds.assembly);
@@ -239,8 +244,10 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             Kokkos::deep_copy(x, m_trial);
             m_boundary.accept_trial();
             if (m_contact) {
+                // The accepted trial's surface and candidates are those at the new x; the ghost plan of
+                // the segment covers x, so the next assembly needs no refresh.
                 ScopedTimer timer(seconds.contact);
-                m_contact->gather(x, m_boundary.obstacle_positions());
+                m_contact->accept_trial();
                 m_kappa->observe(m_contact->min_squared_distance());
             }
         }
@@ -257,7 +264,9 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     // 7. What the step ends with.
     if (m_contact) {
         ScopedTimer timer(seconds.contact);
-        m_contact->gather(x, m_boundary.obstacle_positions());
+        if (!contact_at_x) {
+            m_contact->gather(x, m_boundary.obstacle_positions());
+        }
         result.contact_pairs = m_contact->count_active_pairs();
         result.min_distance = std::sqrt(m_contact->min_squared_distance());
         result.kappa = m_kappa->value();

@@ -9,13 +9,13 @@
 #include "comm/collectives.hpp"
 #include "partition/dual_graph.hpp"
 #include "partition/metis_partitioner.hpp"
-#include "src/contact/barrier_potential.hpp"
 #include "src/contact/candidate_search.hpp"
 #include "src/contact/ccd.hpp"
 #include "src/contact/contact_surface.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/distribute.hpp"
 #include "src/mesh/scene_mesh.hpp"
+#include "tests/contact/host_barrier_potential.hpp"
 #include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>

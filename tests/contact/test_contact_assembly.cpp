@@ -10,14 +10,15 @@
 #include "partition/dual_graph.hpp"
 #include "partition/metis_partitioner.hpp"
 #include "src/contact/barrier_pairs.hpp"
-#include "src/contact/barrier_potential.hpp"
+#include "src/contact/ccd.hpp"
 #include "src/contact/contact_matrix.hpp"
 #include "src/contact/friction_pairs.hpp"
-#include "src/contact/friction_potential.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/distribute.hpp"
 #include "src/mesh/scene_mesh.hpp"
 #include "src/solver/block_matrix.hpp"
+#include "tests/contact/host_barrier_potential.hpp"
+#include "tests/contact/host_friction_potential.hpp"
 #include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
@@ -332,7 +333,7 @@ int compare_barrier(const Setup& setup, const std::vector<Vec3>& xs, double kapp
 
     // The active filter on the device keeps the same pairs.
     contact::PairList selected;
-    contact::select_active_pairs(active, xs_device, setup.topology, s_hat, selected);
+    contact::select_active(active, xs_device, setup.topology, s_hat, selected);
     EXPECT_EQ(selected.count, active.count);
     return active.count;
 }

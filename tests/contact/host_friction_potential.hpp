@@ -1,6 +1,7 @@
 #pragma once
-/// @file friction_potential.hpp
-/// @brief Lagged, smoothed Coulomb friction (IPC spec §6): D(x) = Σ_k μ N_k f0(‖u_k(x)‖).
+/// @file host_friction_potential.hpp
+/// @brief The host reference of the device friction (src/contact/friction_pairs.hpp), kept for tests
+/// only. Lagged, smoothed Coulomb friction (IPC spec §6): D(x) = Σ_k μ N_k f0(‖u_k(x)‖).
 ///
 /// The active contact pairs are frozen ("lagged") with their normal force N_k = −2 κ d_k b'(s_k) (times
 /// the mollifier for edge pairs), closest-point coefficients c_k and tangent basis P_k, taken at a
@@ -10,7 +11,7 @@
 /// the stick–slip transition over ε_v h. Pairs that appear during a solve get friction from the next lag
 /// on. Pairs are owned and evaluated exactly like the barrier's. Host code.
 
-#include "src/contact/barrier_potential.hpp"
+#include "tests/contact/host_barrier_potential.hpp"
 
 #include <Eigen/Core>
 

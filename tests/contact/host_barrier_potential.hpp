@@ -1,6 +1,8 @@
 #pragma once
-/// @file barrier_potential.hpp
-/// @brief IPC contact: the constraint set, the barrier energy κ Σ b(s_k, ŝ) with its derivatives, and the
+/// @file host_barrier_potential.hpp
+/// @brief The host reference of the device contact path, kept for tests only (device candidate search,
+/// pair evaluation and contact matrix are checked against it). IPC contact: the constraint set, the
+/// barrier energy κ Σ b(s_k, ŝ) with its derivatives, and the
 /// CCD bound of the line search (IPC spec §2, §4, §5, §8). Host code over the rows the surface's ghost
 /// plan makes known (contact_surface.hpp).
 ///

@@ -1,4 +1,4 @@
-#include "src/contact/barrier_potential.hpp"
+#include "tests/contact/host_barrier_potential.hpp"
 
 #include "comm/collectives.hpp"
 #include "kernels/barrier.hpp"

@@ -1,4 +1,4 @@
-#include "src/contact/friction_potential.hpp"
+#include "tests/contact/host_friction_potential.hpp"
 
 #include "comm/collectives.hpp"
 #include "kernels/barrier.hpp"
