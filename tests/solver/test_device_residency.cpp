@@ -54,6 +54,17 @@ template <class Work> Counts counted(Work&& work) {
     return g_counts;
 }
 
+// A direction p with every entry in [−5e-3, 5e-3] and a right-hand side b, on the device.
+void fill_fields(const NodeField& p, const NodeField& b) {
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<ExecSpace>(0, p.extent(0)), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                p(i, c) = 1e-3 * ((i * 7 + c * 3) % 11 - 5);
+                b(i, c) = 1.0 + 0.1 * c;
+            }
+        });
+}
+
 // Two soft blocks pressed together on a plane with friction: contact pairs between the blocks (across
 // ranks when there are several), with the plane, barrier and friction terms.
 json pressed_blocks() {
@@ -88,13 +99,7 @@ TEST(DeviceResidency, ContactPathOfAPcgIterationMakesNoCopiesAndNoAllocations) {
     // A direction with current ghost rows, and the product it goes into.
     const int rows = potential.matrix().num_cols();
     NodeField p("p", rows), y("y", rows), b("b", rows);
-    Kokkos::parallel_for(
-        "fill", Kokkos::RangePolicy<ExecSpace>(0, rows), KOKKOS_LAMBDA(const int i) {
-            for (int c = 0; c < 3; ++c) {
-                p(i, c) = 1e-3 * ((i * 7 + c * 3) % 11 - 5);
-                b(i, c) = 1.0 + 0.1 * c;
-            }
-        });
+    fill_fields(p, b);
     simulation.halo().gather(p);
     potential.apply(p, y); // first use may size buffers
 
