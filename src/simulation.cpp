@@ -241,7 +241,6 @@ solver::StepResult Simulation::step() {
     problem.h = h;
     problem.weight = m_integrator->potential_weight();
     problem.gravity = m_scene.gravity;
-    problem.time = m_time + h;
     const solver::StepResult result = m_solver->solve(m_x, problem);
     m_integrator->end_step(h, m_x, m_v);
     ++m_step;

@@ -162,16 +162,15 @@ tail_less(const Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>& rows, int
     return false;
 }
 
-// Sort `found` by (kind, rows) into `out` without duplicates: counting sort by (kind, first row) into
-// `bucketed` (slots taken atomically: any order within a bucket), then each entry's place in its bucket
-// is the number of entries with a smaller key (ties by slot), into `sorted`; then equal neighbours are
-// dropped by a scan. The keys are unique per pair, so the result does not depend on the slots.
+// Sort `found` by (kind, rows) into `out`: counting sort by (kind, first row) into `bucketed` (slots taken
+// atomically: any order within a bucket), then each entry's place in its bucket is the number of entries
+// with a smaller key. `found` has no duplicates (the queries' point and edge sets are disjoint and the
+// hash reports a pair once), so keys are unique and the result does not depend on the slots.
 void sort_pairs(const PairList& found,
                 int num_rows,
                 Kokkos::View<int*, MemSpace>& offset,
                 Kokkos::View<int*, MemSpace>& cursor,
                 PairList& bucketed,
-                PairList& sorted,
                 PairList& out) {
     const int n = found.count;
     const std::int64_t buckets64 = 3 * static_cast<std::int64_t>(num_rows);
@@ -185,7 +184,6 @@ void sort_pairs(const PairList& found,
             Kokkos::View<int*, MemSpace>("intact::contact::pair_cursor", static_cast<std::size_t>(buckets));
     }
     reserve(bucketed, n, 0, "intact::contact::bucketed_pairs");
-    reserve(sorted, n, 0, "intact::contact::sorted_pairs");
     reserve(out, n, 0, "intact::contact::candidate_pairs");
     const auto off = offset;
     const auto cur = cursor;
@@ -193,8 +191,6 @@ void sort_pairs(const PairList& found,
     const auto rows = found.rows;
     const auto b_kind = bucketed.kind;
     const auto b_rows = bucketed.rows;
-    const auto s_kind = sorted.kind;
-    const auto s_rows = sorted.rows;
     const auto o_kind = out.kind;
     const auto o_rows = out.rows;
 
@@ -229,41 +225,22 @@ void sort_pairs(const PairList& found,
             const int b = b_kind(e) * num_rows + b_rows(e, 0);
             int place = off(b);
             for (int f = off(b); f < off(b + 1); ++f) {
-                if (tail_less(b_rows, f, e) || (f < e && !tail_less(b_rows, e, f))) {
+                if (tail_less(b_rows, f, e)) {
                     ++place;
                 }
             }
-            s_kind(place) = b_kind(e);
+            o_kind(place) = b_kind(e);
             for (int c = 0; c < 4; ++c) {
-                s_rows(place, c) = b_rows(e, c);
+                o_rows(place, c) = b_rows(e, c);
             }
         });
-    int unique = 0;
-    Kokkos::parallel_scan(
-        "intact::contact::unique_pairs", Kokkos::RangePolicy<ExecSpace>(0, n),
-        KOKKOS_LAMBDA(const int k, int& update, const bool final) {
-            bool same = k > 0 && s_kind(k) == s_kind(k - 1);
-            for (int c = 0; c < 4 && same; ++c) {
-                same = s_rows(k, c) == s_rows(k - 1, c);
-            }
-            if (!same) {
-                if (final) {
-                    o_kind(update) = s_kind(k);
-                    for (int c = 0; c < 4; ++c) {
-                        o_rows(update, c) = s_rows(k, c);
-                    }
-                }
-                ++update;
-            }
-        },
-        unique);
-    out.count = unique;
+    out.count = n;
 }
 
 } // namespace
 
 CandidateSearch::CandidateSearch(const ContactSurface& surface, double dhat)
-    : m_surface(surface), m_dhat(dhat), m_hash(broad_phase_cell(surface, dhat)) {}
+    : m_surface(surface), m_hash(broad_phase_cell(surface, dhat)) {}
 
 void CandidateSearch::find(const ConstSurfaceField& xs,
                            const ConstSurfaceField& ps,
@@ -301,7 +278,7 @@ void CandidateSearch::find(const ConstSurfaceField& xs,
 
     // 3. Point–plane, then the deterministic order.
     append_planes(known.owned_points, topology, m_found, count);
-    sort_pairs(m_found, nv, m_bucket_offset, m_bucket_cursor, m_bucketed, m_sorted, out);
+    sort_pairs(m_found, nv, m_bucket_offset, m_bucket_cursor, m_bucketed, out);
 }
 
 } // namespace intact::contact

@@ -25,8 +25,6 @@ public:
     /// edges, at least 2 d̂ (m); it changes the speed, never the result.
     CandidateSearch(const ContactSurface& surface, double dhat);
 
-    double dhat() const { return m_dhat; }
-
     /// Candidate pairs at surface positions `xs` (known rows meaningful) within `inflation` (m, usually
     /// d̂), swept over the step `ps` when it is not an empty View. `out` is sorted by (kind, rows) and
     /// keeps its capacity between calls. Call after the surface's update_ghosts for the same xs (and ps).
@@ -35,12 +33,11 @@ public:
 
 private:
     const ContactSurface& m_surface;
-    double m_dhat;
     SpatialHash m_hash;
     BoxList m_owned_point_boxes, m_other_point_boxes, m_triangle_boxes, m_owned_triangle_boxes;
     BoxList m_owned_edge_boxes, m_other_edge_boxes;
     // Unsorted pairs as found, bucketed by (kind, first row), sorted (with any duplicates).
-    PairList m_found, m_bucketed, m_sorted;
+    PairList m_found, m_bucketed;
     Kokkos::View<int*, MemSpace> m_bucket_offset, m_bucket_cursor;
 };
 

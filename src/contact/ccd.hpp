@@ -20,15 +20,16 @@
 
 namespace intact::contact {
 
-/// Largest α in (0, 1] that no candidate pair forbids along xs + α ps (the minimum of times_of_impact; 1
+/// Largest α in [0, 1] that no candidate pair forbids along xs + α ps (the minimum of times_of_impact; 1
 /// without pairs). `ps` holds the step of every row the pairs use (obstacle rows included). Local.
 double max_step(const PairList& candidates,
                 const ConstSurfaceField& xs,
                 const ConstSurfaceField& ps,
                 const SurfaceTopology& topology);
 
-/// Per pair k < candidates.count, toi(k) ∈ (0, 1]: the step bound of that pair alone (1 when it does not
-/// restrict the step). `toi` needs at least candidates.count entries. Device, local.
+/// Per pair k < candidates.count, toi(k) ∈ [0, 1] (0 for a pair already touching, or a point on or behind
+/// its plane: no step is safe, and the line search reports a failure): the step bound of that pair alone (1
+/// when it does not restrict the step). `toi` needs at least candidates.count entries. Device, local.
 void times_of_impact(const PairList& candidates,
                      const ConstSurfaceField& xs,
                      const ConstSurfaceField& ps,

@@ -21,9 +21,16 @@ void ContactModel::update(const NodeField& x, const ConstSurfaceField& obstacles
     gather(x, obstacles);
 }
 
+void ContactModel::fill(const NodeField& field,
+                        const ConstSurfaceField& obstacle_rows,
+                        const SurfaceField& out) {
+    // Obstacle rows first: the gather writes only body rows.
+    m_surface.combine_obstacle_rows(1.0, obstacle_rows, 0.0, obstacle_rows, out);
+    m_surface.gather(field, out);
+}
+
 void ContactModel::gather(const NodeField& x, const ConstSurfaceField& obstacles) {
-    m_surface.combine_obstacle_rows(1.0, obstacles, 0.0, obstacles, m_xs);
-    m_surface.gather(x, m_xs);
+    fill(x, obstacles, m_xs);
     m_search.find(m_xs, ConstSurfaceField(), m_dhat, m_candidates);
     select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
 }
@@ -33,15 +40,13 @@ void ContactModel::update_segment(const NodeField& x,
                                   const NodeField& d,
                                   const ConstSurfaceField& obstacle_step) {
     m_surface.update_ghosts(x, &d, m_dhat);
-    m_surface.combine_obstacle_rows(1.0, obstacles, 0.0, obstacles, m_xs);
-    m_surface.gather(x, m_xs);
-    gather_step(d, obstacle_step);
+    fill(x, obstacles, m_xs);
+    fill(d, obstacle_step, m_ps);
     m_search.find(m_xs, m_ps, m_dhat, m_swept);
 }
 
 void ContactModel::gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles) {
-    m_surface.combine_obstacle_rows(1.0, obstacles, 0.0, obstacles, m_ts);
-    m_surface.gather(trial, m_ts);
+    fill(trial, obstacles, m_ts);
 }
 
 void ContactModel::accept_trial() {
@@ -55,11 +60,13 @@ void ContactModel::gather_direction(const NodeField& p) {
 }
 
 void ContactModel::gather_step(const NodeField& d, const ConstSurfaceField& obstacle_step) {
-    m_surface.combine_obstacle_rows(1.0, obstacle_step, 0.0, obstacle_step, m_ps);
-    m_surface.gather(d, m_ps);
+    fill(d, obstacle_step, m_ps);
 }
 
 const PairList& ContactModel::candidates_at(const ConstSurfaceField& xs) {
+    if (xs.data() == m_xs.data()) {
+        return m_candidates; // the iterate's, current since the last gather or accepted trial
+    }
     m_search.find(xs, ConstSurfaceField(), m_dhat, m_scratch);
     return m_scratch;
 }
@@ -102,47 +109,44 @@ std::string ContactModel::describe_row(int s) const {
 }
 
 std::string ContactModel::first_close_pair() const {
-    // The first owned active pair (pairs are sorted, so every run names the same one). Start-up only: the
-    // pair list is copied to the host here.
-    const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), m_active.kind);
-    const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), m_active.rows);
-    const auto xs = Kokkos::create_mirror_view_and_copy(HostSpace(), m_xs);
+    // The first active pair this rank owns (pairs are sorted, so every run names the same one), found
+    // and measured on the device; only that pair reaches the host. Start-up only.
+    const auto kind = m_active.kind;
+    const auto rows = m_active.rows;
+    const SurfaceTopology topo = topology();
+    const ConstSurfaceField xs = m_xs;
+    int first = m_active.count;
+    Kokkos::parallel_reduce(
+        "intact::contact::first_owned_pair", Kokkos::RangePolicy<ExecSpace>(0, m_active.count),
+        KOKKOS_LAMBDA(const int k, int& smallest) {
+            const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+            if (owns_pair(kind(k), r, topo) && k < smallest) {
+                smallest = k;
+            }
+        },
+        Kokkos::Min<int>(first));
     std::string found;
-    for (int k = 0; k < m_active.count && found.empty(); ++k) {
-        const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-        const auto& gid = m_surface.vertex_gid();
-        const int count = kind(k) == k_point_plane ? 1 : 4;
-        int smallest = r[0];
-        for (int j = 1; j < count; ++j) {
-            smallest = gid[static_cast<std::size_t>(r[j])] < gid[static_cast<std::size_t>(smallest)]
-                           ? r[j]
-                           : smallest;
-        }
-        if (!m_surface.owns(smallest)) {
-            continue;
-        }
+    if (first < m_active.count) {
+        double s = 0.0;
+        Kokkos::parallel_reduce(
+            "intact::contact::first_pair_distance", Kokkos::RangePolicy<ExecSpace>(first, first + 1),
+            KOKKOS_LAMBDA(const int k, double& value) {
+                const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+                value = pair_squared_distance(kind(k), r, xs, topo);
+            },
+            s);
+        const auto pair_kind = Kokkos::create_mirror_view_and_copy(
+            HostSpace(), Kokkos::subview(kind, std::make_pair(first, first + 1)));
+        const auto pair_rows = Kokkos::create_mirror_view_and_copy(
+            HostSpace(), Kokkos::subview(rows, std::make_pair(first, first + 1), Kokkos::ALL));
+        const int r[4] = {pair_rows(0, 0), pair_rows(0, 1), pair_rows(0, 2), pair_rows(0, 3)};
         std::ostringstream text;
         text.precision(6);
-        if (kind(k) == k_point_plane) {
-            const auto& plane = m_surface.planes()[static_cast<std::size_t>(r[1])];
-            double d = 0.0;
-            for (int c = 0; c < 3; ++c) {
-                d += plane.normal[static_cast<std::size_t>(c)] * (xs(r[0], c) - xs(r[2], c));
-            }
-            text << describe_row(r[0]) << " is at distance " << std::max(d, 0.0) << " m from obstacles["
-                 << plane.obstacle << "] (plane)";
+        if (pair_kind(0) == k_point_plane) {
+            text << describe_row(r[0]) << " is at distance " << std::sqrt(s) << " m from obstacles["
+                 << m_surface.planes()[static_cast<std::size_t>(r[1])].obstacle << "] (plane)";
         } else {
-            kernels::Vec3 x[4];
-            for (int j = 0; j < 4; ++j) {
-                x[j] = kernels::Vec3(xs(r[j], 0), xs(r[j], 1), xs(r[j], 2));
-            }
-            const double s =
-                kind(k) == k_point_triangle
-                    ? kernels::point_triangle_distance(x[0], x[1], x[2], x[3],
-                                                       kernels::point_triangle_case(x[0], x[1], x[2], x[3]))
-                    : kernels::edge_edge_distance(x[0], x[1], x[2], x[3],
-                                                  kernels::edge_edge_case(x[0], x[1], x[2], x[3]));
-            text << (kind(k) == k_point_triangle ? "point-triangle" : "edge-edge") << " pair ("
+            text << (pair_kind(0) == k_point_triangle ? "point-triangle" : "edge-edge") << " pair ("
                  << describe_row(r[0]) << ", " << describe_row(r[1]) << ", " << describe_row(r[2]) << ", "
                  << describe_row(r[3]) << ") is at distance " << std::sqrt(s) << " m";
         }

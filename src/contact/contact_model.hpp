@@ -59,7 +59,8 @@ public:
     /// Pairs within d̂ at positions() that touch an owned row, and the active ones (s < ŝ).
     const PairList& candidates() const { return m_candidates; }
     const PairList& active() const { return m_active; }
-    /// Candidates within d̂ at any surface field xs (a scratch list, valid until the next call). Local.
+    /// Candidates within d̂ at surface field xs: candidates() when xs is positions(), else a search into a
+    /// scratch list (valid until the next call). Local.
     const PairList& candidates_at(const ConstSurfaceField& xs);
 
     /// Largest α in (0, 1] along positions() + α step() that closes no pair by more than 80% of its gap,
@@ -74,6 +75,9 @@ public:
     std::string first_close_pair() const;
 
 private:
+    /// out := `field` on the known body rows (through the ghost plan) and `obstacle_rows` on the obstacle
+    /// rows. Collective.
+    void fill(const NodeField& field, const ConstSurfaceField& obstacle_rows, const SurfaceField& out);
     std::string describe_row(int s) const;
 
     MPI_Comm m_comm;

@@ -27,16 +27,6 @@ struct Box {
                     std::numeric_limits<double>::infinity()};
     double hi[3] = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                     -std::numeric_limits<double>::infinity()};
-    void add(const double p[3]) {
-        for (int c = 0; c < 3; ++c) {
-            lo[c] = std::min(lo[c], p[c]);
-            hi[c] = std::max(hi[c], p[c]);
-        }
-    }
-    void add(const Box& b) {
-        add(b.lo);
-        add(b.hi);
-    }
     bool overlaps(const Box& b) const {
         for (int c = 0; c < 3; ++c) {
             if (hi[c] < b.lo[c] || b.hi[c] < lo[c]) {
@@ -811,11 +801,6 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
     m_has_plan = true;
 }
 
-const comm::HaloPlan& ContactSurface::ghost_plan() const {
-    INTACT_REQUIRE(m_ghost_plan != nullptr, "ContactSurface::ghost_plan before update_ghosts");
-    return *m_ghost_plan;
-}
-
 void ContactSurface::gather(const NodeField& field, const SurfaceField& out) const {
     INTACT_REQUIRE(m_has_plan, "ContactSurface::gather before update_ghosts");
     INTACT_REQUIRE(static_cast<int>(out.extent(0)) == num_vertices(),
@@ -824,9 +809,12 @@ void ContactSurface::gather(const NodeField& field, const SurfaceField& out) con
     copy_owned_rows(m_owned_surface_d, m_owned_local_d, field, out);
     pack_rows(plan.send_ids(), plan.num_send(), field, m_gather_send);
     Kokkos::fence();
-    m_transport->exchange(plan, m_gather_send, m_gather_recv, 3);
+    // Only the plan's part of the kept buffers: a transport that stages through the host copies what it
+    // is given, every PCG iteration. The unpack needs no fence: later kernels run on the same space.
+    const auto send = Kokkos::subview(m_gather_send, std::make_pair(0, 3 * plan.num_send()));
+    const auto recv = Kokkos::subview(m_gather_recv, std::make_pair(0, 3 * plan.num_recv()));
+    m_transport->exchange(plan, send, recv, 3);
     unpack_rows(plan.recv_ids(), plan.num_recv(), m_gather_recv, out);
-    Kokkos::fence();
 }
 
 namespace {

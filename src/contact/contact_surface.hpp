@@ -117,8 +117,6 @@ public:
     const std::vector<int>& known_vertices() const;
     const std::vector<int>& known_triangles() const;
     const std::vector<int>& known_edges() const;
-    /// Body rows received from other ranks by the current plan.
-    int num_ghost_rows() const { return static_cast<int>(m_recv_rows.size()); }
 
     /// Fill `out` (size num_vertices) with `field`'s rows of the known body rows (owned ones from this
     /// rank, the others from their owners by the current plan) and `obstacle_rows` in the obstacle rows.
@@ -158,8 +156,6 @@ public:
 
     /// Known primitives of the current plan (device lists). Valid until the next update_ghosts.
     const KnownPrimitives& known() const { return m_known_device; }
-    /// The contact ghost plan of the last update_ghosts (send ids: local nodes; receive ids: rows).
-    const comm::HaloPlan& ghost_plan() const;
 
 private:
     MPI_Comm m_comm;
@@ -208,7 +204,7 @@ private:
     Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace> m_neighbour_boxes_d; ///< per candidate rank
     Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace>::HostMirror m_neighbour_boxes_host;
     // The plan on the device: sent rows and their local nodes, received rows, block starts.
-    IntView m_send_flags, m_send_rows_d, m_send_local_d, m_recv_rows_d, m_block_offsets_d;
+    IntView m_send_rows_d, m_send_local_d, m_recv_rows_d, m_block_offsets_d;
     Kokkos::View<char*, MemSpace> m_known_d; ///< per row: 1 when known
     IntView m_other_points_d, m_triangles_d, m_owned_triangles_d, m_owned_edges_d, m_other_edges_d;
     KnownPrimitives m_known_device;

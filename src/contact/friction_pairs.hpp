@@ -59,14 +59,6 @@ public:
     void derivatives(const ConstSurfaceField& xs, PairStencils& out) const;
 
     int num_pairs() const { return m_size; }
-    /// Lagged data per pair (device; the first num_pairs() entries).
-    Kokkos::View<const double*, MemSpace> normal_force() const { return m_normal_force; }
-    using CoefficientView = Kokkos::View<const double* [4], Kokkos::LayoutRight, MemSpace>;
-    using BasisView = Kokkos::View<const double* [3][2], Kokkos::LayoutRight, MemSpace>;
-    using RowView = Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace>;
-    CoefficientView coefficients() const { return m_coefficients; }
-    BasisView basis() const { return m_basis; }
-    RowView rows() const { return m_rows; }
 
 private:
     void reserve(int n);

@@ -7,9 +7,9 @@
 /// - gradual (IPC): the remaining motion Δ = target − x is part of every Newton step, capped by the
 ///   step bound like the free rows, so prescribed motion never inverts an element or crosses a contact;
 ///   `arrive` puts the boundary on target once the remainder is negligible.
-/// - place and eliminate (augmented-Lagrangian methods, AL spec §2.8): `place_at_target` moves
-///   prescribed rows and obstacles to their targets at the step's start; they are then eliminated
-///   rows (free mask 0) for the rest of the step.
+/// - place and eliminate (augmented-Lagrangian methods, AL spec §2.8): `arrive` at the step's start
+///   moves prescribed rows and obstacles to their targets; they are then eliminated rows (free mask 0)
+///   for the rest of the step.
 /// The free mask (1 free, 0 prescribed) is the elimination every product and PCG uses.
 
 #include "src/contact/contact_surface.hpp"
@@ -43,8 +43,6 @@ public:
     /// Prescribed rows of x and the obstacles onto their targets; step() and obstacle_step() become 0.
     /// Local.
     void arrive(const NodeField& x);
-    /// Place-and-eliminate: prescribed rows of x and the obstacles at their targets now (AL methods).
-    void place_at_target(const NodeField& x) { arrive(x); }
 
     /// trial = x + α p on every local row, except that when α = 1 the prescribed rows land exactly on
     /// their targets; obstacle rows likewise into obstacle_trial(). Local.

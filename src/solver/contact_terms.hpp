@@ -20,10 +20,8 @@ public:
     bool conservative() const override { return true; }
     double weight() const override { return m_kappa.value(); }
     double local_energy(const contact::ConstSurfaceField& xs) override {
-        // At the model's positions its candidates are current; elsewhere (a trial) they are searched.
-        const bool current = xs.data() == m_contact.positions().data();
-        const contact::PairList& pairs = current ? m_contact.candidates() : m_contact.candidates_at(xs);
-        return contact::barrier_local_energy(pairs, xs, m_contact.topology(), m_contact.s_hat());
+        return contact::barrier_local_energy(m_contact.candidates_at(xs), xs, m_contact.topology(),
+                                             m_contact.s_hat());
     }
     void derivatives(bool hessian, contact::PairStencils& out) override {
         contact::barrier_derivatives(m_contact.active(), m_contact.positions(), m_contact.topology(),

@@ -4,6 +4,7 @@
 #include "src/core/error.hpp"
 #include "src/solver/pcg.hpp"
 
+#include <array>
 #include <cmath>
 
 namespace intact::solver {
@@ -167,12 +168,14 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
         change, magnitude);
     const auto elastic = m_elastic.energy_change(x, trial);
     // [change, scale, each term at the trial]: this rank's parts, one reduction.
-    std::vector<double> totals{change + ch2 * elastic.first, magnitude + ch2 * elastic.second};
-    for (EnergyTerm* term : m_terms) {
-        totals.push_back(term->local_energy(m_contact->trial()));
+    // (a fixed array: this runs for every line-search trial)
+    std::array<double, 2 + contact::ContactMatrix::k_max_lists> totals{change + ch2 * elastic.first,
+                                                                       magnitude + ch2 * elastic.second};
+    for (std::size_t k = 0; k < m_terms.size(); ++k) {
+        totals[2 + k] = m_terms[k]->local_energy(m_contact->trial());
     }
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals.data(), static_cast<int>(totals.size()), MPI_DOUBLE,
-                                   MPI_SUM, m_comm));
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals.data(), static_cast<int>(2 + m_terms.size()),
+                                   MPI_DOUBLE, MPI_SUM, m_comm));
     if (!m_terms.empty()) {
         // Pair sets differ between x and the trial point; each energy is a global, owner-counted sum.
         double term_change = 0.0, term_scale = 0.0;

@@ -101,7 +101,7 @@ void IpcSolver::lag_friction(const NodeField& x, double h) {
                     m_contact->s_hat(), m_kappa->value(), h);
 }
 
-void IpcSolver::compute_rhs(const StepProblem& /*problem*/) {
+void IpcSolver::compute_rhs() {
     const auto rhs = m_rhs;
     const auto gradient = m_potential.gradient();
     const auto product = m_product;
@@ -194,7 +194,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 ScopedTimer timer(seconds.assembly);
                 m_potential.assemble(x, problem);
                 m_potential.apply_boundary(m_boundary.step(), m_boundary.obstacle_step(), m_product);
-                compute_rhs(problem);
+                compute_rhs();
             }
             {
                 ScopedTimer timer(seconds.linear_solve);

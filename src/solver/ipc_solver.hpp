@@ -30,7 +30,7 @@ public:
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
 
     /// Public for CUDA lambdas: the right-hand side −(∇E + H Δ) of the free rows.
-    void compute_rhs(const StepProblem& problem);
+    void compute_rhs();
     /// Public for CUDA lambdas: ‖p‖∞ over owned rows and ranks. Collective.
     double direction_max() const;
     /// Public for CUDA lambdas: d = p + Δ.

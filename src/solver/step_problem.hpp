@@ -21,7 +21,6 @@ struct StepProblem {
     double h = 0.0;      ///< time step, s
     double weight = 1.0; ///< c, the weight of h² (Ψ + gravity) (1 for implicit Euler)
     Vec3 gravity{};      ///< m/s²
-    double time = 0.0;   ///< time at the end of the step, s (obstacles are placed by it)
 };
 
 /// Wall seconds of a step's phases on this rank (each after a fence). Methods fill those they have.
