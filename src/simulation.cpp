@@ -281,6 +281,11 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
                                                                          : nlohmann::json(nullptr)},
              {"barrier_stiffness", result.kappa},
              {"friction_lags", result.friction_lags},
+             {"outer_iterations", result.outer_iterations >= 0 ? nlohmann::json(result.outer_iterations)
+                                                               : nlohmann::json(nullptr)},
+             {"mean_toi", result.mean_toi >= 0.0 ? nlohmann::json(result.mean_toi) : nlohmann::json(nullptr)},
+             {"active_set_size",
+              result.active_set_size >= 0 ? nlohmann::json(result.active_set_size) : nlohmann::json(nullptr)},
              {"kinetic_energy", e[0]},
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},

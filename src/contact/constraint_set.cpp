@@ -52,21 +52,23 @@ void reserve(PairList& pairs, ConstraintState& state, int n) {
     grow(state.gradient, n, "intact::contact::constraint_gradient");
 }
 
-// Entry `to` of (pairs, state) := entry `from` of (pairs_in, state_in), or its pair with zero state.
+// Entry `to` of (pairs, state) := entry `from` of (pairs_in, state_in), or its pair with the state of a
+// new pair (zero, γ = new_gamma).
 KOKKOS_INLINE_FUNCTION void copy_entry(const PairList& out,
                                        const ConstraintState& out_state,
                                        int to,
                                        const PairList& in,
                                        int from,
                                        const ConstraintState* in_state,
-                                       int state_from) {
+                                       int state_from,
+                                       double new_gamma) {
     out.kind(to) = in.kind(from);
     for (int k = 0; k < 4; ++k) {
         out.rows(to, k) = in.rows(from, k);
     }
     const bool keep = in_state != nullptr;
     out_state.lambda(to) = keep ? in_state->lambda(state_from) : 0.0;
-    out_state.gamma(to) = keep ? in_state->gamma(state_from) : 0.0;
+    out_state.gamma(to) = keep ? in_state->gamma(state_from) : new_gamma;
     out_state.slack(to) = keep ? in_state->slack(state_from) : 0.0;
     out_state.distance(to) = keep ? in_state->distance(state_from) : 0.0;
     for (int k = 0; k < 12; ++k) {
@@ -82,12 +84,13 @@ void ConstraintSet::carry(const PairList& next, int count) {
     const PairList old = m_pairs, out = m_next;
     const ConstraintState old_state = m_state, out_state = m_next_state;
     const int old_count = m_pairs.count;
+    const double new_gamma = m_new_gamma;
     Kokkos::parallel_for(
         "intact::contact::constraint_carry", Kokkos::RangePolicy<ExecSpace>(0, count),
         KOKKOS_LAMBDA(const int k) {
             bool found = false;
             const int at = old_count > 0 ? lower_bound(old, old_count, next, k, found) : 0;
-            copy_entry(out, out_state, k, next, k, found ? &old_state : nullptr, at);
+            copy_entry(out, out_state, k, next, k, found ? &old_state : nullptr, at, new_gamma);
         });
     m_next.count = count;
     std::swap(m_pairs, m_next);
@@ -127,12 +130,13 @@ void ConstraintSet::merge(const PairList& more) {
     reserve(m_next, m_next_state, total);
     const PairList out = m_next;
     const ConstraintState state = m_state, out_state = m_next_state;
+    const double new_gamma = m_new_gamma;
     Kokkos::parallel_for(
         "intact::contact::constraint_merge_current", Kokkos::RangePolicy<ExecSpace>(0, current_count),
         KOKKOS_LAMBDA(const int i) {
             bool found = false;
             const int j = lower_bound(more, more.count, current, i, found);
-            copy_entry(out, out_state, i + new_before(j), current, i, &state, i);
+            copy_entry(out, out_state, i + new_before(j), current, i, &state, i, new_gamma);
         });
     Kokkos::parallel_for(
         "intact::contact::constraint_merge_new", Kokkos::RangePolicy<ExecSpace>(0, more.count),
@@ -142,7 +146,7 @@ void ConstraintSet::merge(const PairList& more) {
             }
             bool found = false;
             const int below = current_count > 0 ? lower_bound(current, current_count, more, j, found) : 0;
-            copy_entry(out, out_state, new_before(j) + below, more, j, nullptr, 0);
+            copy_entry(out, out_state, new_before(j) + below, more, j, nullptr, 0, new_gamma);
         });
     m_next.count = total;
     std::swap(m_pairs, m_next);
@@ -151,6 +155,20 @@ void ConstraintSet::merge(const PairList& more) {
 
 void ConstraintSet::insert(const PairList& more) {
     merge(more);
+}
+
+void ConstraintSet::contains(const PairList& pairs, const Kokkos::View<int*, MemSpace>& flags) const {
+    const PairList current = m_pairs;
+    const int current_count = m_pairs.count;
+    Kokkos::parallel_for(
+        "intact::contact::constraint_contains", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int j) {
+            bool found = false;
+            if (current_count > 0) {
+                lower_bound(current, current_count, pairs, j, found);
+            }
+            flags(j) = found ? 1 : 0;
+        });
 }
 
 void ConstraintSet::remove(const Kokkos::View<const int*, MemSpace>& drop) {
@@ -167,7 +185,7 @@ void ConstraintSet::remove(const Kokkos::View<const int*, MemSpace>& drop) {
                 return;
             }
             if (final) {
-                copy_entry(out, out_state, offset, current, i, &state, i);
+                copy_entry(out, out_state, offset, current, i, &state, i, 0.0);
             }
             ++offset;
         },

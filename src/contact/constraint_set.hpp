@@ -16,7 +16,8 @@
 
 namespace intact::contact {
 
-/// Per-constraint state, one entry per pair of ConstraintSet::pairs(). New pairs start at zero.
+/// Per-constraint state, one entry per pair of ConstraintSet::pairs(). New pairs start at zero, except γ,
+/// which starts at the set's `new_gamma` (the AL method's γ = 1).
 struct ConstraintState {
     Kokkos::View<double*, MemSpace> lambda;   ///< multiplier λ ≥ 0
     Kokkos::View<double*, MemSpace> gamma;    ///< decay γ
@@ -27,6 +28,8 @@ struct ConstraintState {
 
 class ConstraintSet {
 public:
+    explicit ConstraintSet(double new_gamma = 0.0) : m_new_gamma(new_gamma) {}
+
     const PairList& pairs() const { return m_pairs; }
     const ConstraintState& state() const { return m_state; }
     int size() const { return m_pairs.count; }
@@ -37,6 +40,9 @@ public:
     /// Add the pairs of `more` (sorted) that are not present yet, at zero state; the others keep theirs.
     /// Device work. Local.
     void insert(const PairList& more);
+    /// flags(j) = 1 when pair j of `pairs` (sorted) is in the set, else 0; `flags` needs pairs.count
+    /// entries. Device work. Local.
+    void contains(const PairList& pairs, const Kokkos::View<int*, MemSpace>& flags) const;
     /// Remove the pairs whose `drop` entry is non-zero (one per pair), keeping the order. Device work.
     /// Local.
     void remove(const Kokkos::View<const int*, MemSpace>& drop);
@@ -46,6 +52,7 @@ public:
     void merge(const PairList& more);
 
 private:
+    double m_new_gamma;
     PairList m_pairs, m_next;
     ConstraintState m_state, m_next_state;
     Kokkos::View<int*, MemSpace> m_flags;

@@ -45,6 +45,10 @@ void ContactModel::update_segment(const NodeField& x,
     m_search.find(m_xs, m_ps, m_dhat, m_swept);
 }
 
+void ContactModel::gather_positions(const NodeField& x, const ConstSurfaceField& obstacles) {
+    fill(x, obstacles, m_xs);
+}
+
 void ContactModel::gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles) {
     fill(trial, obstacles, m_ts);
 }

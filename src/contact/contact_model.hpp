@@ -51,6 +51,12 @@ public:
     void gather_direction(const NodeField& p);
     /// Gather a step with the current plan into step(), obstacle rows from `obstacle_step`. Collective.
     void gather_step(const NodeField& d, const ConstSurfaceField& obstacle_step);
+    /// Gather x with the current plan into positions() alone: candidates() and active() keep what they
+    /// held (for methods that evaluate their own pairs, such as AL's constraints). Collective.
+    void gather_positions(const NodeField& x, const ConstSurfaceField& obstacles);
+    /// out := `field` on the known body rows (through the ghost plan) and `obstacle_rows` on the obstacle
+    /// rows. Collective.
+    void fill(const NodeField& field, const ConstSurfaceField& obstacle_rows, const SurfaceField& out);
 
     SurfaceField positions() const { return m_xs; }
     SurfaceField step() const { return m_ps; }
@@ -59,6 +65,8 @@ public:
     /// Pairs within d̂ at positions() that touch an owned row, and the active ones (s < ŝ).
     const PairList& candidates() const { return m_candidates; }
     const PairList& active() const { return m_active; }
+    /// The swept candidates of the last update_segment (pairs within d̂ somewhere on the segment).
+    const PairList& swept() const { return m_swept; }
     /// Candidates within d̂ at surface field xs: candidates() when xs is positions(), else a search into a
     /// scratch list (valid until the next call). Local.
     const PairList& candidates_at(const ConstSurfaceField& xs);
@@ -75,9 +83,6 @@ public:
     std::string first_close_pair() const;
 
 private:
-    /// out := `field` on the known body rows (through the ghost plan) and `obstacle_rows` on the obstacle
-    /// rows. Collective.
-    void fill(const NodeField& field, const ConstSurfaceField& obstacle_rows, const SurfaceField& out);
     std::string describe_row(int s) const;
 
     MPI_Comm m_comm;

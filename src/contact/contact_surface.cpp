@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace intact::contact {
@@ -486,6 +487,14 @@ ContactSurface::ContactSurface(MPI_Comm comm,
             m_owned[static_cast<std::size_t>(s)] = 1;
         }
     }
+    // Rows are numbered by owner rank, so each rank's rows are one range.
+    const int owned_rows = static_cast<int>(m_owned_surface.size());
+    std::vector<int> row_counts(static_cast<std::size_t>(m_size));
+    INTACT_CHECK_MPI(MPI_Allgather(&owned_rows, 1, MPI_INT, row_counts.data(), 1, MPI_INT, comm));
+    m_row_owner_offsets.assign(1, 0);
+    for (const int c : row_counts) {
+        m_row_owner_offsets.push_back(m_row_owner_offsets.back() + c);
+    }
     auto has_owned = [&](const auto& item) {
         return std::any_of(item.begin(), item.end(), [&](int v) { return owns(v); });
     };
@@ -711,6 +720,10 @@ void ContactSurface::update_ghosts(const NodeField& x, const NodeField* step, do
         Kokkos::deep_copy(Kokkos::View<int*, HostSpace, Kokkos::MemoryUnmanaged>(sent.data(), sent.size()),
                           Kokkos::subview(m_send_rows_d, std::make_pair(0, total)));
     }
+    if (m_required && m_required->count > 0) {
+        add_required_rows(candidates, block_start, sent);
+        total = block_start.back();
+    }
 
     // 3. Counts to everyone, then the row ids point to point.
     std::vector<int> send_counts(static_cast<std::size_t>(m_size), 0),
@@ -815,6 +828,70 @@ void ContactSurface::gather(const NodeField& field, const SurfaceField& out) con
     const auto recv = Kokkos::subview(m_gather_recv, std::make_pair(0, 3 * plan.num_recv()));
     m_transport->exchange(plan, send, recv, 3);
     unpack_rows(plan.recv_ids(), plan.num_recv(), m_gather_recv, out);
+}
+
+int ContactSurface::owner_of(int s) const {
+    const auto next = std::upper_bound(m_row_owner_offsets.begin(), m_row_owner_offsets.end(), s);
+    return static_cast<int>(next - m_row_owner_offsets.begin()) - 1;
+}
+
+void ContactSurface::add_required_rows(std::vector<int>& ranks,
+                                       std::vector<int>& block_start,
+                                       std::vector<int>& sent) {
+    // The required pairs to the host: plan set-up, once per update, like the send lists themselves.
+    const int n = m_required->count;
+    const auto kinds = Kokkos::create_mirror_view_and_copy(
+        HostSpace(), Kokkos::subview(m_required->kind, std::make_pair(0, n)));
+    const auto rows = Kokkos::create_mirror_view_and_copy(
+        HostSpace(), Kokkos::subview(m_required->rows, std::make_pair(0, n), Kokkos::ALL));
+
+    // Rows per destination: the box-selected blocks, plus the owned rows of every required pair for the
+    // owners of its other body rows.
+    std::map<int, std::vector<int>> by_rank;
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+        by_rank[ranks[k]].assign(sent.begin() + block_start[k], sent.begin() + block_start[k + 1]);
+    }
+    for (int i = 0; i < n; ++i) {
+        const int used = kinds(i) == k_point_plane ? 1 : 4;
+        for (int a = 0; a < used; ++a) {
+            const int mine = rows(i, a);
+            if (!owns(mine)) {
+                continue;
+            }
+            for (int b = 0; b < used; ++b) {
+                const int other = rows(i, b);
+                if (other < m_num_body_vertices && !owns(other)) {
+                    by_rank[owner_of(other)].push_back(mine);
+                }
+            }
+        }
+    }
+    ranks.clear();
+    block_start.assign(1, 0);
+    sent.clear();
+    for (auto& [rank, list] : by_rank) {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        if (list.empty()) {
+            continue;
+        }
+        ranks.push_back(rank);
+        sent.insert(sent.end(), list.begin(), list.end());
+        block_start.push_back(static_cast<int>(sent.size()));
+    }
+
+    // The device copies of the send lists: rows and their local nodes.
+    const auto total = sent.size();
+    std::vector<int> local(total);
+    for (std::size_t k = 0; k < total; ++k) {
+        local[k] = m_local_of_surface[static_cast<std::size_t>(sent[k])];
+    }
+    grow(m_send_rows_d, total, "intact::contact::send_rows");
+    grow(m_send_local_d, total, "intact::contact::send_local");
+    using HostInts = Kokkos::View<const int*, HostSpace, Kokkos::MemoryUnmanaged>;
+    const auto head = std::make_pair(std::size_t{0}, total);
+    Kokkos::deep_copy(Kokkos::subview(m_send_rows_d, head), HostInts(sent.data(), total));
+    Kokkos::deep_copy(Kokkos::subview(m_send_local_d, head), HostInts(local.data(), total));
 }
 
 namespace {

@@ -109,6 +109,14 @@ public:
     /// Rebuild the ghost plan for positions x and, when given, the step x → x + step (both with current
     /// ghost rows). `inflation` is d̂. Collective.
     void update_ghosts(const NodeField& x, const NodeField* step, double inflation);
+    /// Pairs whose rows every rank holding them must know whatever the boxes say (an augmented-Lagrangian
+    /// method's constraints, which stay in its set while their primitives drift apart). From the next
+    /// update_ghosts on, each rank also sends its owned rows of these pairs to the owners of the pairs'
+    /// other body rows (who hold the same pairs, since they touch a row those ranks own). The list must
+    /// outlive its use; null clears it. Local.
+    void require_pairs(const PairList* pairs) { m_required = pairs; }
+    /// Rank owning body row s (rows are numbered by owner rank). Host.
+    int owner_of(int s) const;
 
     /// Rows this rank can use after the last `update_ghosts`: owned, received and obstacle mesh rows (not
     /// the plane rows, which are no primitive's vertex), and the triangles and edges whose vertices are
@@ -158,6 +166,10 @@ public:
     const KnownPrimitives& known() const { return m_known_device; }
 
 private:
+    /// Merge the owned rows of the required pairs into the send blocks (ranks ascending, rows ascending,
+    /// without duplicates) and copy the send lists to the device. Host.
+    void add_required_rows(std::vector<int>& ranks, std::vector<int>& block_start, std::vector<int>& sent);
+
     MPI_Comm m_comm;
     int m_rank = 0;
     int m_size = 1;
@@ -172,6 +184,8 @@ private:
     std::vector<Plane> m_planes;
     std::vector<int> m_owned_surface, m_owned_local, m_local_of_surface;
     std::vector<char> m_owned;
+    std::vector<int> m_row_owner_offsets; ///< rank r owns body rows [offsets[r], offsets[r + 1])
+    const PairList* m_required = nullptr;
 
     // Static: own primitives and their rows; row → incident triangles / edges (CSR).
     std::vector<int> m_own_triangles, m_own_edges;

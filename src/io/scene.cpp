@@ -291,10 +291,55 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
 
     JsonObject solver = root.optional_object("solver");
     scene.solver = solver.optional<std::string>("type", scene.solver);
-    if (scene.solver != "ipc") {
-        solver.fail(
-            "type", "unknown solver '" + scene.solver + "'",
-            "use \"ipc\" (projected Newton on the incremental potential; the only solver in this version)");
+    if (scene.solver != "ipc" && scene.solver != "al") {
+        solver.fail("type", "unknown solver '" + scene.solver + "'",
+                    "use \"ipc\" (projected Newton with the log barrier) or \"al\" (barrier-free augmented "
+                    "Lagrangian with a CCD-built active set; needs contact)");
+    }
+    if (scene.solver == "al" && !scene.contact.enabled) {
+        solver.fail("type", "\"al\" needs contact, and contact.enabled is false",
+                    "use solver.type \"ipc\" for scenes without contact, or enable contact");
+    }
+    if (solver.has("al")) {
+        if (scene.solver != "al") {
+            solver.fail("al", "is set but solver.type is '" + scene.solver + "'",
+                        "set solver.type to \"al\", or remove solver.al");
+        }
+        JsonObject al = solver.object("al");
+        AlOptions& o = scene.al;
+        o.epsilon = al.optional<double>("epsilon", o.epsilon);
+        if (!(o.epsilon > 0.0 && o.epsilon < 1.0)) {
+            al.fail("epsilon", "must be in (0, 1)", "give the cumulative-TOI threshold, e.g. 1e-3");
+        }
+        if (al.has("k_min")) {
+            o.k_min = al.required<int>("k_min");
+            if (*o.k_min < 1) {
+                al.fail("k_min", "must be >= 1",
+                        "give the minimum outer iterations, e.g. 2 (6 with friction)");
+            }
+        }
+        o.decay = al.optional<double>("decay", o.decay);
+        if (!(o.decay >= 0.0 && o.decay <= 1.0)) {
+            al.fail("decay", "must be in [0, 1]", "give Γ, the fade of inactive constraints, e.g. 0.9");
+        }
+        o.removal_threshold = al.optional<double>("removal_threshold", o.removal_threshold);
+        if (!(o.removal_threshold >= 0.0 && o.removal_threshold < 1.0)) {
+            al.fail("removal_threshold", "must be in [0, 1)",
+                    "give the γ below which a constraint leaves, e.g. 0.01");
+        }
+        o.mu_scale = al.optional<double>("mu_scale", o.mu_scale);
+        require_positive(al, "mu_scale", o.mu_scale, "give μ's factor on the Hessian diagonal, e.g. 0.1");
+        if (al.has("offset")) {
+            o.offset = al.required<double>("offset");
+            require_positive(al, "offset", *o.offset, "give the contact offset δ in metres, e.g. 1e-3");
+        }
+        o.max_outer_iterations = al.optional<int>("max_outer_iterations", o.max_outer_iterations);
+        if (o.max_outer_iterations < 1) {
+            al.fail("max_outer_iterations", "must be >= 1", "allow at least one outer iteration, e.g. 300");
+        }
+        o.literal_order = al.optional<bool>("literal_order", o.literal_order);
+        o.pure_penalty = al.optional<bool>("pure_penalty", o.pure_penalty);
+        al.finish();
     }
     if (solver.has("newton_tolerance")) {
         scene.newton_tolerance = solver.required<double>("newton_tolerance");

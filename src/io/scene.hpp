@@ -86,6 +86,19 @@ struct Contact {
     int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
 };
 
+/// `solver.al`: the barrier-free augmented Lagrangian (AL spec §2.1; README "Solvers").
+struct AlOptions {
+    double epsilon = 1e-3;           ///< termination: cumulative TOI weight B below this
+    std::optional<int> k_min;        ///< minimum outer iterations; absent: 6 with friction, else 2
+    double decay = 0.9;              ///< Γ, γ's factor per inactive update
+    double removal_threshold = 0.01; ///< constraints whose γ falls below this leave the set
+    double mu_scale = 0.1;           ///< μ = mu_scale × max diagonal of ∇²E at the step's start
+    std::optional<double> offset;    ///< δ (m); absent: contact.dhat
+    int max_outer_iterations = 300;  ///< cap per step (logged, the step reports not converged)
+    bool literal_order = false;      ///< the paper's Alg. 1 order: solve, then update the set
+    bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
+};
+
 struct Scene {
     std::string file;      ///< the scene file as given
     std::string directory; ///< folder of the scene file (mesh paths are relative to it)
@@ -97,7 +110,8 @@ struct Scene {
     std::vector<Obstacle> obstacles;
     Contact contact;
     std::string integrator = "implicit_euler";
-    std::string solver = "ipc";
+    std::string solver = "ipc"; ///< "ipc" or "al"
+    AlOptions al;
     std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     int max_newton_iterations = 100;
     double linear_tolerance = 1e-5; ///< relative residual of PCG

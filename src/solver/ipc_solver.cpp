@@ -274,10 +274,4 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     return result;
 }
 
-std::unique_ptr<StepSolver> make_step_solver(const StepParts& parts, const NewtonSettings& settings) {
-    INTACT_REQUIRE(parts.scene.solver == "ipc",
-                   "unknown solver '" << parts.scene.solver << "' (the scene reader checks this)");
-    return std::make_unique<IpcSolver>(parts, settings);
-}
-
 } // namespace intact::solver

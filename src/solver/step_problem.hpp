@@ -42,9 +42,13 @@ struct StepResult {
     bool line_search_failed = false;
     long long contact_pairs = 0; ///< active contact pairs at the end of the step (all ranks)
     double min_distance = std::numeric_limits<double>::infinity(); ///< smallest pair distance (m)
-    double kappa = 0.0;    ///< barrier stiffness at the end of the step (0 without a barrier)
-    int friction_lags = 0; ///< friction lag updates this step, the first at xᵗ (0 without friction)
-    PhaseSeconds seconds;  ///< where this rank's time went
+    double kappa = 0.0;        ///< barrier stiffness at the end of the step (0 without a barrier)
+    int friction_lags = 0;     ///< friction lag updates this step, the first at xᵗ (0 without friction)
+    int outer_iterations = -1; ///< AL: outer iterations (−1: the method has none; written as null)
+    double mean_toi = -1.0;    ///< AL: mean α of the step's outer iterations (−1: none; null)
+    long long active_set_size = -1; ///< AL: constraints held after the step, all ranks (−1: none; null)
+    double normal_force = -1.0;     ///< AL: Σ λ / h², the total contact normal force (N; −1: none; null)
+    PhaseSeconds seconds;           ///< where this rank's time went
 };
 
 } // namespace intact::solver

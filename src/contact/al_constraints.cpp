@@ -1,0 +1,338 @@
+#include "src/contact/al_constraints.hpp"
+
+#include "comm/collectives.hpp"
+#include "src/contact/pair_geometry.hpp"
+#include "src/core/error.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace intact::contact {
+
+namespace {
+
+using kernels::Vec12;
+using kernels::Vec3;
+
+// Surface rows of the constraint's stencil (point–plane: {point, plane row}); returns how many.
+KOKKOS_INLINE_FUNCTION int stencil_rows(int kind, const int rows[4], int (&out)[4]) {
+    if (kind == k_point_plane) {
+        out[0] = rows[0];
+        out[1] = rows[2];
+        out[2] = -1;
+        out[3] = -1;
+        return 2;
+    }
+    for (int a = 0; a < 4; ++a) {
+        out[a] = rows[a];
+    }
+    return 4;
+}
+
+KOKKOS_INLINE_FUNCTION void pair_rows(const PairList& pairs, int i, int (&rows)[4]) {
+    for (int a = 0; a < 4; ++a) {
+        rows[a] = pairs.rows(i, a);
+    }
+}
+
+// c_i(ys) = d_i(x) + ∇d_i(x)ᵀ (ys − xs) − δ.
+KOKKOS_INLINE_FUNCTION double constraint_value(const PairList& pairs,
+                                               const ConstraintState& state,
+                                               int i,
+                                               const ConstSurfaceField& xs,
+                                               const ConstSurfaceField& ys,
+                                               double delta) {
+    int rows[4], stencil[4];
+    pair_rows(pairs, i, rows);
+    const int count = stencil_rows(pairs.kind(i), rows, stencil);
+    double c = state.distance(i) - delta;
+    for (int a = 0; a < count; ++a) {
+        for (int k = 0; k < 3; ++k) {
+            c += state.gradient(i, 3 * a + k) * (ys(stencil[a], k) - xs(stencil[a], k));
+        }
+    }
+    return c;
+}
+
+template <class View> void grow(View& view, int n, const char* label) {
+    if (static_cast<int>(view.extent(0)) < n || !view.data()) {
+        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                    static_cast<std::size_t>(n + n / 4 + 16));
+    }
+}
+
+} // namespace
+
+void linearize_constraints(const ConstraintSet& set,
+                           const ConstSurfaceField& xs,
+                           const SurfaceTopology& topology) {
+    const PairList pairs = set.pairs();
+    const ConstraintState state = set.state();
+    Kokkos::parallel_for(
+        "intact::contact::linearize_constraints", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i) {
+            int rows[4];
+            pair_rows(pairs, i, rows);
+            const int kind = pairs.kind(i);
+            for (int k = 0; k < 12; ++k) {
+                state.gradient(i, k) = 0.0;
+            }
+            if (kind == k_point_plane) {
+                // d = n·(p − p_plane): ∇d = n on the point and −n on the plane's row.
+                state.distance(i) = plane_signed_distance(rows, xs, topology);
+                for (int k = 0; k < 3; ++k) {
+                    state.gradient(i, k) = topology.plane_normal(rows[1], k);
+                    state.gradient(i, 3 + k) = -topology.plane_normal(rows[1], k);
+                }
+                return;
+            }
+            // d = √s with s the squared distance of the closest-feature case, so ∇d = ∇s / (2 d) (the
+            // envelope-theorem gradient of AL spec §3.3, covering the point–point and point–edge cases).
+            Vec3 x[4];
+            pair_positions(kind, rows, xs, x);
+            double s = 0.0;
+            Vec12 g;
+            if (kind == k_point_triangle) {
+                const auto c = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
+                s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], c);
+                g = kernels::point_triangle_distance_gradient(x[0], x[1], x[2], x[3], c);
+            } else {
+                const auto c = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
+                s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], c);
+                g = kernels::edge_edge_distance_gradient(x[0], x[1], x[2], x[3], c);
+            }
+            const double d = ::sqrt(s);
+            state.distance(i) = d;
+            if (d > 0.0) { // CCD keeps safe states apart; a touching pair has no direction to give
+                for (int k = 0; k < 12; ++k) {
+                    state.gradient(i, k) = g(k) / (2.0 * d);
+                }
+            }
+        });
+}
+
+void update_slacks(const ConstraintSet& set,
+                   const ConstSurfaceField& xs,
+                   const ConstSurfaceField& ys,
+                   const AlPenalty& penalty) {
+    const PairList pairs = set.pairs();
+    const ConstraintState state = set.state();
+    const double mu = penalty.mu;
+    const double delta = penalty.delta;
+    Kokkos::parallel_for(
+        "intact::contact::update_slacks", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i) {
+            const double c = constraint_value(pairs, state, i, xs, ys, delta);
+            const double s = c - state.lambda(i) / mu;
+            state.slack(i) = s > 0.0 ? s : 0.0;
+        });
+}
+
+double al_local_energy(const ConstraintSet& set,
+                       const ConstSurfaceField& xs,
+                       const ConstSurfaceField& ys,
+                       const SurfaceTopology& topology,
+                       const AlPenalty& penalty) {
+    const PairList pairs = set.pairs();
+    const ConstraintState state = set.state();
+    const double mu = penalty.mu;
+    const double delta = penalty.delta;
+    double total = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::contact::al_energy", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i, double& sum) {
+            int rows[4];
+            pair_rows(pairs, i, rows);
+            if (!owns_pair(pairs.kind(i), rows, topology)) {
+                return;
+            }
+            const double r = constraint_value(pairs, state, i, xs, ys, delta) - state.slack(i);
+            sum += state.gamma(i) * (0.5 * mu * r * r - state.lambda(i) * r);
+        },
+        total);
+    return total;
+}
+
+void al_derivatives(const ConstraintSet& set,
+                    const ConstSurfaceField& xs,
+                    const ConstSurfaceField& ys,
+                    const AlPenalty& penalty,
+                    bool hessian,
+                    PairStencils& out) {
+    const PairList pairs = set.pairs();
+    const ConstraintState state = set.state();
+    out.resize(pairs.count, hessian);
+    const auto out_rows = out.rows;
+    const auto out_count = out.count;
+    const auto out_gradient = out.gradient;
+    const auto out_hessian = out.hessian;
+    const double mu = penalty.mu;
+    const double delta = penalty.delta;
+    Kokkos::parallel_for(
+        "intact::contact::al_derivatives", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i) {
+            int rows[4], stencil[4];
+            pair_rows(pairs, i, rows);
+            const int count = stencil_rows(pairs.kind(i), rows, stencil);
+            out_count(i) = count;
+            for (int a = 0; a < 4; ++a) {
+                out_rows(i, a) = stencil[a];
+            }
+            const double c = constraint_value(pairs, state, i, xs, ys, delta);
+            const double force = mu * state.gamma(i) * (c - state.lambda(i) / mu - state.slack(i));
+            for (int k = 0; k < 12; ++k) {
+                out_gradient(i, k) = force * state.gradient(i, k);
+            }
+            if (hessian) {
+                const double stiffness = mu * state.gamma(i);
+                for (int k = 0; k < 12; ++k) {
+                    for (int l = 0; l < 12; ++l) {
+                        out_hessian(i, k, l) = stiffness * state.gradient(i, k) * state.gradient(i, l);
+                    }
+                }
+            }
+        });
+}
+
+void dual_update(const ConstraintSet& set,
+                 const ConstSurfaceField& xs,
+                 const ConstSurfaceField& ys,
+                 const AlPenalty& penalty,
+                 double decay) {
+    const PairList pairs = set.pairs();
+    const ConstraintState state = set.state();
+    const double mu = penalty.mu;
+    const double delta = penalty.delta;
+    Kokkos::parallel_for(
+        "intact::contact::dual_update", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i) {
+            const double c = constraint_value(pairs, state, i, xs, ys, delta);
+            const double s = c - state.lambda(i) / mu;
+            state.slack(i) = s > 0.0 ? s : 0.0;
+            if (s <= 0.0) { // active: λ − μ c ≥ 0 here
+                state.lambda(i) = state.lambda(i) - mu * c;
+                state.gamma(i) = 1.0;
+            } else {
+                state.lambda(i) = 0.0;
+                state.gamma(i) *= decay;
+            }
+        });
+}
+
+void flag_faded(const ConstraintSet& set, double threshold, Kokkos::View<int*, MemSpace>& flags) {
+    grow(flags, set.size(), "intact::contact::faded_constraints");
+    const auto gamma = set.state().gamma;
+    const auto out = flags;
+    Kokkos::parallel_for(
+        "intact::contact::flag_faded", Kokkos::RangePolicy<ExecSpace>(0, set.size()),
+        KOKKOS_LAMBDA(const int i) { out(i) = gamma(i) < threshold ? 1 : 0; });
+}
+
+ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, const SurfaceTopology& topology) {
+    const PairList pairs = set.pairs();
+    const auto lambda = set.state().lambda;
+    long long counts[2] = {0, 0};
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::contact::count_constraints", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
+        KOKKOS_LAMBDA(const int i, long long& all, long long& pushing, double& total) {
+            int rows[4];
+            pair_rows(pairs, i, rows);
+            if (owns_pair(pairs.kind(i), rows, topology)) {
+                all += 1;
+                pushing += lambda(i) > 0.0 ? 1 : 0;
+                total += lambda(i);
+            }
+        },
+        counts[0], counts[1], sum);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, comm));
+    ConstraintTotals totals;
+    totals.size = counts[0];
+    totals.pushing = counts[1];
+    totals.lambda = comm::allreduce_sum(comm, sum);
+    return totals;
+}
+
+void select_new_pairs(const PairList& swept,
+                      const Kokkos::View<const double*, MemSpace>& toi,
+                      const ConstraintSet& set,
+                      const ContactSurface& surface,
+                      NewPairScratch& scratch,
+                      PairList& out) {
+    const SurfaceTopology& topology = surface.topology();
+    const int rows_total = surface.num_vertices();
+    const int num_body = topology.num_body_vertices;
+    grow(scratch.in_set, swept.count, "intact::contact::swept_in_set");
+    grow(scratch.earliest, rows_total, "intact::contact::earliest_toi");
+    if (static_cast<int>(scratch.gathered.extent(0)) != rows_total) {
+        scratch.gathered = surface.make_field("intact::contact::earliest_toi_rows");
+    }
+    set.contains(swept, scratch.in_set);
+
+    // 1. Per body row, the earliest time of the new colliding pairs this rank holds.
+    const auto in_set = scratch.in_set;
+    const auto earliest = scratch.earliest;
+    Kokkos::deep_copy(Kokkos::subview(earliest, std::make_pair(0, rows_total)), 2.0);
+    Kokkos::parallel_for(
+        "intact::contact::earliest_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
+        KOKKOS_LAMBDA(const int j) {
+            if (in_set(j) != 0 || !(toi(j) < 1.0)) {
+                return;
+            }
+            const int used = swept.kind(j) == k_point_plane ? 1 : 4;
+            for (int a = 0; a < used; ++a) {
+                const int r = swept.rows(j, a);
+                if (r < num_body) {
+                    Kokkos::atomic_fetch_min(&earliest(r), toi(j));
+                }
+            }
+        });
+
+    // 2. The owner's value of every known body row (the owner holds every pair touching the row).
+    const auto node_earliest = scratch.node_earliest;
+    const auto local_of_surface = topology.local_of_surface;
+    const auto owned = topology.owned;
+    Kokkos::parallel_for(
+        "intact::contact::owned_earliest_toi", Kokkos::RangePolicy<ExecSpace>(0, num_body),
+        KOKKOS_LAMBDA(const int r) {
+            if (owned(r) != 0) {
+                node_earliest(local_of_surface(r), 0) = earliest(r);
+            }
+        });
+    surface.gather(node_earliest, scratch.gathered);
+
+    // 3. Keep the new colliding pairs that are the earliest for one of their body rows (ties kept).
+    grow(out.kind, swept.count, "intact::contact::new_pair_kind");
+    grow(out.rows, swept.count, "intact::contact::new_pair_rows");
+    const auto gathered = scratch.gathered;
+    const auto out_kind = out.kind;
+    const auto out_rows = out.rows;
+    int count = 0;
+    Kokkos::parallel_scan(
+        "intact::contact::select_new_pairs", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
+        KOKKOS_LAMBDA(const int j, int& offset, const bool final) {
+            if (in_set(j) != 0 || !(toi(j) < 1.0)) {
+                return;
+            }
+            const int used = swept.kind(j) == k_point_plane ? 1 : 4;
+            bool earliest_somewhere = false;
+            for (int a = 0; a < used; ++a) {
+                const int r = swept.rows(j, a);
+                earliest_somewhere = earliest_somewhere || (r < num_body && gathered(r, 0) == toi(j));
+            }
+            if (!earliest_somewhere) {
+                return;
+            }
+            if (final) {
+                out_kind(offset) = swept.kind(j);
+                for (int a = 0; a < 4; ++a) {
+                    out_rows(offset, a) = swept.rows(j, a);
+                }
+            }
+            ++offset;
+        },
+        count);
+    out.count = count;
+}
+
+} // namespace intact::contact

@@ -1,0 +1,324 @@
+#include "src/solver/al_solver.hpp"
+
+#include "comm/collectives.hpp"
+#include "src/contact/ccd.hpp"
+#include "src/core/error.hpp"
+#include "src/core/log.hpp"
+#include "src/core/phase_timer.hpp"
+#include "src/solver/line_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace intact::solver {
+
+namespace {
+
+// α of the spec's safeguard (§2.7): this many iterations in a row below `stalled_step` double μ and halve δ.
+constexpr double stalled_step = 1e-4;
+constexpr int stall_limit = 50;
+
+} // namespace
+
+AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
+    : m_parts(parts), m_settings(settings), m_options(parts.scene.al), m_potential(parts.potential),
+      m_boundary(parts.boundary), m_contact(*parts.contact),
+      m_bound(parts.comm, parts.potential.elastic(), parts.contact),
+      m_pcg(parts.potential.num_owned(),
+            parts.potential.matrix().num_cols(),
+            parts.halo,
+            parts.potential.free_mask()),
+      m_preconditioner(parts.potential.matrix(), parts.potential.free_mask()),
+      m_safe(parts.contact->surface().make_field("intact::solver::al_safe_rows")),
+      m_y("intact::solver::al_iterate", parts.potential.matrix().num_cols()),
+      m_rhs("intact::solver::al_rhs", parts.potential.matrix().num_cols()),
+      m_direction("intact::solver::al_direction", parts.potential.matrix().num_cols()),
+      m_trial("intact::solver::al_trial", parts.potential.matrix().num_cols()),
+      m_segment("intact::solver::al_segment", parts.potential.matrix().num_cols()) {
+    m_scratch.node_earliest =
+        NodeField("intact::solver::al_earliest_toi", parts.potential.matrix().num_cols());
+    m_contact.surface().require_pairs(&m_set.pairs());
+    m_term.emplace(m_contact, m_set, m_safe, m_penalty);
+    m_potential.set_contact(m_contact);
+    m_potential.add_term(*m_term);
+    if (parts.scene.contact.friction > 0.0) {
+        m_friction =
+            std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
+        m_friction_term.emplace(m_contact, *m_friction);
+        m_potential.add_term(*m_friction_term);
+    }
+    if (!m_options.k_min) {
+        m_options.k_min = m_friction ? 6 : 2; // the paper's values (spec §2.1, §7 item 18)
+    }
+}
+
+double AlSolver::largest_free_diagonal() const {
+    const auto values = m_potential.matrix().values();
+    const auto diagonal = m_potential.matrix().diagonal();
+    const auto free = m_potential.free_mask();
+    double largest = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::al_largest_diagonal", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int r, double& value) {
+            if (free(r) == 0.0) {
+                return;
+            }
+            for (int c = 0; c < 3; ++c) {
+                const double entry = values(diagonal(r), c, c);
+                value = entry > value ? entry : value;
+            }
+        },
+        Kokkos::Max<double>(largest));
+    return comm::allreduce_max(m_parts.comm, largest);
+}
+
+void AlSolver::negate_gradient() {
+    const auto rhs = m_rhs;
+    const auto gradient = m_potential.gradient();
+    Kokkos::parallel_for(
+        "intact::solver::al_rhs", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                rhs(i, c) = -gradient(i, c);
+            }
+        });
+}
+
+void AlSolver::axpy(const NodeField& a, double s, const NodeField& b, const NodeField& out) {
+    Kokkos::parallel_for(
+        "intact::solver::al_axpy", Kokkos::RangePolicy<ExecSpace>(0, out.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                out(i, c) = a(i, c) + s * b(i, c);
+            }
+        });
+}
+
+double AlSolver::direction_max() const {
+    const auto p = m_direction;
+    double p_max = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::al_direction_max", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        KOKKOS_LAMBDA(const int i, double& largest) {
+            for (int c = 0; c < 3; ++c) {
+                const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
+                largest = v > largest ? v : largest;
+            }
+        },
+        Kokkos::Max<double>(p_max));
+    return comm::allreduce_max(m_parts.comm, p_max);
+}
+
+double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
+    // The segment x → y: its remaining boundary motion, the inversion bound, the CCD of its swept
+    // candidates (one time per pair), α their global MIN, and the new pairs that collide on it.
+    ScopedTimer timer(seconds.step_bound);
+    axpy(m_y, -1.0, x, m_segment);
+    m_boundary.remaining(x); // obstacle_step = target − now
+    double alpha = m_potential.elastic().max_step(x, m_segment);
+    m_contact.update_segment(x, m_boundary.obstacle_positions(), m_segment, m_boundary.obstacle_step());
+    const contact::PairList& swept = m_contact.swept();
+    if (static_cast<int>(m_toi.extent(0)) < swept.count) {
+        m_toi = Kokkos::View<double*, MemSpace>("intact::solver::al_toi", swept.count + swept.count / 4 + 16);
+    }
+    contact::times_of_impact(swept, m_contact.positions(), m_contact.step(), m_contact.topology(), m_toi);
+    const auto toi = m_toi;
+    double contact_alpha = 1.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::al_min_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
+        KOKKOS_LAMBDA(const int k, double& smallest) { smallest = toi(k) < smallest ? toi(k) : smallest; },
+        Kokkos::Min<double>(contact_alpha));
+    contact::select_new_pairs(swept, m_toi, m_set, m_contact.surface(), m_scratch, m_pending);
+    return comm::allreduce_min(m_parts.comm, std::min(alpha, contact_alpha));
+}
+
+void AlSolver::insert_pending() {
+    // Alg. C: the new colliding pairs join at λ = 0, γ = 1; then the faded ones leave.
+    m_set.insert(m_pending);
+    m_pending.count = 0;
+    contact::flag_faded(m_set, m_options.removal_threshold, m_faded);
+    m_set.remove(m_faded);
+}
+
+void AlSolver::lag_friction(const NodeField& x, double h) {
+    // Lagged at xᵗ (spec §6.1): the constraints of the previous step with their last λ as normal forces
+    // (λ is in the incremental potential's units, as the barrier's κ|b′|; the physical force is λ / h²).
+    m_contact.update(x, m_boundary.obstacle_positions());
+    m_friction->lag(m_set.pairs(), m_contact.positions(), m_contact.positions(), m_contact.topology(),
+                    m_set.state().lambda, h);
+}
+
+int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, StepResult& result) {
+    // Alg. B. The linearisation point x is fixed for the call; y moves.
+    PhaseSeconds& seconds = result.seconds;
+    {
+        ScopedTimer timer(seconds.contact);
+        m_contact.fill(x, m_boundary.obstacle_positions(), m_safe);
+        contact::linearize_constraints(m_set, m_safe, m_contact.topology());
+    }
+    const LinearOperator hessian = [this](const NodeField& p, const NodeField& out) {
+        m_potential.apply(p, out);
+    };
+    int iterations = 0;
+    for (int it = 0; it < m_settings.max_iterations; ++it) {
+        // 1. Slacks at y (held through this iteration), then ∇E and the projected Hessian at y.
+        {
+            ScopedTimer timer(seconds.contact);
+            m_contact.gather_positions(m_y, m_boundary.obstacle_target());
+            contact::update_slacks(m_set, m_safe, m_contact.positions(), m_penalty);
+        }
+        {
+            ScopedTimer timer(seconds.assembly);
+            m_potential.assemble(m_y, problem);
+            negate_gradient();
+        }
+        {
+            ScopedTimer timer(seconds.linear_solve);
+            const PcgResult linear =
+                m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
+            result.linear_iterations += linear.iterations;
+        }
+        ++iterations;
+        if (direction_max() <= 1e-3 * m_settings.tolerance * problem.h) {
+            // Far below the solve's resolution: E's change would be round-off, which a strict decrease
+            // test may reject (spec §2.6). Take it whole; that is a full step.
+            axpy(m_y, 1.0, m_direction, m_y);
+            break;
+        }
+
+        // 2. Backtracking on the AL energy from r = 1, no CCD (y may penetrate; x stays safe).
+        LineSearchResult search;
+        {
+            ScopedTimer timer(seconds.line_search);
+            const std::vector<double> terms_at_y = m_potential.term_energies(m_contact.positions());
+            search = backtrack(1.0, false, [&](double r) {
+                axpy(m_y, r, m_direction, m_trial);
+                m_contact.gather_trial(m_trial, m_boundary.obstacle_target()); // collective
+                return m_potential.energy_change(m_y, m_trial, problem, terms_at_y);
+            });
+        }
+        if (!search.accepted) {
+            result.line_search_failed = true;
+            break; // r = 0: keep y (spec §2.6)
+        }
+        Kokkos::deep_copy(m_y, m_trial);
+        if (search.alpha == 1.0) {
+            break; // the first full step ends the inner loop
+        }
+    }
+
+    // 3. One dual update at y (λ held at 0 for the pure-penalty ablation).
+    {
+        ScopedTimer timer(seconds.contact);
+        m_contact.gather_positions(m_y, m_boundary.obstacle_target());
+        if (m_options.pure_penalty) {
+            contact::update_slacks(m_set, m_safe, m_contact.positions(), m_penalty);
+        } else {
+            contact::dual_update(m_set, m_safe, m_contact.positions(), m_penalty, m_options.decay);
+        }
+    }
+    return iterations;
+}
+
+StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
+    StepResult result;
+    PhaseSeconds& seconds = result.seconds;
+
+    // 0. μ from the projected Hessian diagonal at xᵗ (spec §2.7) and δ, both for this step; friction
+    //    lagged at xᵗ from the constraints carried over.
+    {
+        ScopedTimer timer(seconds.assembly);
+        m_potential.assemble_elastic(x, problem);
+    }
+    m_penalty.mu = m_options.mu_scale * largest_free_diagonal();
+    m_penalty.delta = m_options.offset ? *m_options.offset : m_contact.dhat();
+    {
+        ScopedTimer timer(seconds.contact);
+        m_contact.surface().begin_step(x);
+        if (m_friction) {
+            lag_friction(x, problem.h);
+            result.friction_lags = 1;
+        }
+    }
+
+    // 1. y starts at xᵗ with the boundary on its targets (spec §2.8); the first set update sees the
+    //    collisions the boundary's motion causes.
+    Kokkos::deep_copy(m_direction, 0.0);
+    m_boundary.trial_point(x, m_direction, 1.0, m_y);
+    advance_segment(x, seconds);
+
+    // 2. Outer iterations until the weight B of xᵗ and the first K_min − 1 iterates is below ε.
+    double weight = 1.0; // B
+    double alpha_sum = 0.0;
+    int stalled = 0;
+    int k = 0;
+    const double delta_user = m_penalty.delta;
+    while (weight > m_options.epsilon) {
+        if (k == m_options.max_outer_iterations) {
+            log::warn()
+                << "al: " << k << " outer iterations without reaching epsilon = " << m_options.epsilon
+                << " (B = " << weight
+                << "); the step ends at the last safe state (raise solver.al.max_outer_iterations, or "
+                   "lower time.dt)";
+            break;
+        }
+        if (!m_options.literal_order) {
+            insert_pending();
+        }
+        result.iterations += solve_subproblem(x, problem, result);
+        if (m_options.literal_order) {
+            insert_pending();
+        }
+
+        // 3. α along x → y (inversion bound and CCD, global MIN), the pairs colliding on the rest of the
+        //    segment for the next update, then x moves.
+        const double alpha = advance_segment(x, seconds);
+        m_boundary.trial_point(x, m_segment, alpha, m_trial);
+        Kokkos::deep_copy(x, m_trial);
+        m_boundary.accept_trial();
+        ++k;
+        alpha_sum += alpha;
+        if (k >= *m_options.k_min) {
+            weight *= 1.0 - alpha;
+        }
+
+        // 4. Safeguard (spec §2.7): a long stall doubles μ and halves δ for the rest of the step.
+        stalled = alpha < stalled_step ? stalled + 1 : 0;
+        if (stalled == stall_limit) {
+            m_penalty.mu *= 2.0;
+            m_penalty.delta *= 0.5;
+            stalled = 0;
+            log::info() << "al: " << stall_limit << " outer iterations with α < " << stalled_step
+                        << "; μ doubled to " << m_penalty.mu << ", δ halved to " << m_penalty.delta << " m";
+        }
+    }
+    result.converged = weight <= m_options.epsilon;
+    result.residual = weight;
+    m_penalty.delta = delta_user;
+
+    // 5. The prescribed rows onto their targets when the rest of their motion is safe.
+    if (m_boundary.remaining(x) > 0.0 && m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {
+        m_boundary.arrive(x);
+    }
+
+    // 6. What the step ends with: the set's size, the pairs pushing (λ > 0), the smallest constraint gap.
+    {
+        ScopedTimer timer(seconds.contact);
+        m_contact.update(x, m_boundary.obstacle_positions());
+        const contact::ConstraintTotals totals =
+            contact::count_constraints(m_parts.comm, m_set, m_contact.topology());
+        result.contact_pairs = totals.pushing;
+        result.active_set_size = totals.size;
+        result.normal_force = totals.lambda / (problem.h * problem.h);
+        const double local =
+            contact::min_squared_distance(m_set.pairs(), m_contact.positions(), m_contact.topology());
+        const double smallest =
+            comm::allreduce_min(m_parts.comm, std::min(local, m_contact.min_squared_distance()));
+        result.min_distance = std::sqrt(smallest);
+    }
+    result.outer_iterations = k;
+    result.mean_toi = k > 0 ? alpha_sum / k : 1.0;
+    return result;
+}
+
+} // namespace intact::solver

@@ -1,0 +1,115 @@
+#pragma once
+/// @file al_solver.hpp
+/// @brief The barrier-free augmented Lagrangian with a CCD-built active set (AL spec, seed 000), on any
+/// number of ranks.
+///
+/// Per step (spec §2.2, Alg. A): the AL iterate y (the spec's x̂) starts at xᵗ with prescribed rows and
+/// obstacles on their targets (§2.8: eliminated rows, no gradual arrival); the safe state x follows y along
+/// CCD-certified segments x ← x + α (y − x). Each outer iteration
+///   1. adds to the constraint set the pairs that collide on the segment x → y (earliest per vertex,
+///      Alg. C) and drops those whose γ has faded,
+///   2. linearises every constraint at x and runs projected Newton on y (Alg. B, one PCG solve per
+///      iteration, backtracking on the AL energy with the slacks held, no CCD) until a full step,
+///   3. updates λ and γ once,
+///   4. takes α from the inversion bound and CCD along x → y (one global MIN) and moves x.
+/// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5), at the latest after
+/// `max_outer_iterations` (logged; the step reports not converged).
+///
+/// Decisions where the paper is silent (spec §7): update-then-solve (item 1; `literal_order` switches);
+/// the new pairs of iteration k + 1 come from the CCD of iteration k's α along x → y, whose tail is the
+/// segment Alg. C asks for (item 8, one broad phase per iteration); "colliding" is a conservative TOI
+/// below 1 (item 7); μ = mu_scale × the largest diagonal entry of the projected ∇²E at xᵗ over free rows,
+/// re-estimated every step, and δ reset each step (item 6); the inner Newton loop stops at the first
+/// full step, at p = 0, or after solver.max_newton_iterations (item 4); friction is lagged at xᵗ from the
+/// previous step's λ (normal force λ / h², §6.1 with the sign fixed). At the end, the prescribed rows are
+/// put on their targets when the rest of their motion is safe (the spec leaves them at β₀ xᵗ +
+/// (1 − β₀) target, a lag that would add up step after step).
+///
+/// Distributed: a constraint is held by every rank owning one of its rows, evaluated from the same
+/// gathered rows (so its state is identical on those ranks) and counted by the owner of its smallest
+/// global row; the contact ghost plan always carries the rows of held constraints
+/// (ContactSurface::require_pairs). α, B, μ, the stall counter and the inner stop are global reductions.
+
+#include "src/contact/al_constraints.hpp"
+#include "src/contact/constraint_set.hpp"
+#include "src/contact/friction_pairs.hpp"
+#include "src/solver/contact_terms.hpp"
+#include "src/solver/step_bound.hpp"
+#include "src/solver/step_solver.hpp"
+
+#include <memory>
+#include <optional>
+
+namespace intact::solver {
+
+/// The AL terms γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] of the constraint set, linearised at the safe
+/// state's surface rows `safe` and evaluated at the contact model's positions (the iterate y).
+class AlConstraintTerm final : public EnergyTerm {
+public:
+    AlConstraintTerm(contact::ContactModel& contact,
+                     const contact::ConstraintSet& set,
+                     const contact::SurfaceField& safe,
+                     const contact::AlPenalty& penalty)
+        : m_contact(contact), m_set(set), m_safe(safe), m_penalty(penalty) {}
+    const char* name() const override { return "al_constraints"; }
+    bool conservative() const override { return true; }
+    double local_energy(const contact::ConstSurfaceField& ys) override {
+        return contact::al_local_energy(m_set, m_safe, ys, m_contact.topology(), m_penalty);
+    }
+    void derivatives(bool hessian, contact::PairStencils& out) override {
+        contact::al_derivatives(m_set, m_safe, m_contact.positions(), m_penalty, hessian, out);
+    }
+
+private:
+    contact::ContactModel& m_contact;
+    const contact::ConstraintSet& m_set;
+    const contact::SurfaceField& m_safe;
+    const contact::AlPenalty& m_penalty;
+};
+
+class AlSolver final : public StepSolver {
+public:
+    /// Adds the AL terms (and friction, when the scene has μ > 0) to the parts' potential. Needs contact.
+    AlSolver(const StepParts& parts, const NewtonSettings& settings);
+    const char* name() const override { return "al"; }
+    StepResult solve(const NodeField& x, const StepProblem& problem) override;
+
+    /// Public for CUDA lambdas: μ's scale, the largest diagonal entry of the assembled matrix over free
+    /// owned rows and ranks. Collective.
+    double largest_free_diagonal() const;
+    /// Public for CUDA lambdas: rhs = −∇E.
+    void negate_gradient();
+    /// Public for CUDA lambdas: out = a + s b on every local row.
+    static void axpy(const NodeField& a, double s, const NodeField& b, const NodeField& out);
+    /// Public for CUDA lambdas: ‖p‖∞ over owned rows and ranks. Collective.
+    double direction_max() const;
+
+private:
+    double advance_segment(const NodeField& x, PhaseSeconds& seconds);
+    void insert_pending();
+    int solve_subproblem(const NodeField& x, const StepProblem& problem, StepResult& result);
+    void lag_friction(const NodeField& x, double h);
+
+    StepParts m_parts;
+    NewtonSettings m_settings;
+    io::AlOptions m_options;
+    IncrementalPotential& m_potential;
+    BoundaryMotion& m_boundary;
+    contact::ContactModel& m_contact;
+    StepBound m_bound;
+    Pcg m_pcg;
+    BlockJacobi m_preconditioner;
+    contact::ConstraintSet m_set{1.0}; ///< new constraints: λ = 0, γ = 1
+    contact::AlPenalty m_penalty;
+    contact::SurfaceField m_safe; ///< surface rows of the safe state x (the linearisation point)
+    std::optional<AlConstraintTerm> m_term;
+    std::unique_ptr<contact::FrictionPairs> m_friction;
+    std::optional<FrictionTerm> m_friction_term;
+    NodeField m_y, m_rhs, m_direction, m_trial, m_segment;
+    Kokkos::View<double*, MemSpace> m_toi;
+    contact::PairList m_pending; ///< pairs found colliding on the last segment, not yet in the set
+    contact::NewPairScratch m_scratch;
+    Kokkos::View<int*, MemSpace> m_faded;
+};
+
+} // namespace intact::solver

@@ -1,0 +1,236 @@
+// The barrier-free augmented Lagrangian (solver.type "al", AL spec §5.4 and §8) on 1-4 ranks: free motion
+// in exactly K_min Newton steps with the free displacement kept, a block coming to rest on a plane (Σλ/h² →
+// its weight, gap → δ, α → 1), momentum through a frictional impact, Coulomb on a tilted plane (sticking and
+// sliding), first-order convergence of a bar dropped on the ground, the pure-penalty ablation stalling
+// where AL terminates, and the same positions on every rank count.
+#include "comm/collectives.hpp"
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+#include "tests/simulation_test_utils.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+using namespace intact;
+using nlohmann::json;
+
+constexpr double g = 9.81;
+
+std::string output_dir(const std::string& name) {
+    return test::output_dir("al", name, MPI_COMM_WORLD);
+}
+
+json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, double youngs = 1e5) {
+    json body;
+    body["mesh"]["box"] = {{"min", lo}, {"max", hi}, {"cells", cells}};
+    body["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    return body;
+}
+
+json al_scene(std::vector<json> bodies, int steps, double dt = 0.01) {
+    json s;
+    s["time"] = {{"dt", dt}, {"steps", steps}};
+    s["gravity"] = {0.0, 0.0, -g};
+    s["bodies"] = bodies;
+    s["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    s["solver"] = {{"type", "al"}, {"linear_tolerance", 1e-8}};
+    s["output"] = {{"every", 1000}};
+    return s;
+}
+
+// Mass-weighted mean of a function of (position, velocity) over all nodes.
+template <class F> double mean_over_nodes(const Simulation& simulation, F&& f) {
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+    const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+    const auto m = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+    double sum = 0.0, mass = 0.0;
+    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+        sum += m(i) * f(Vec3{x(i, 0), x(i, 1), x(i, 2)}, Vec3{v(i, 0), v(i, 1), v(i, 2)});
+        mass += m(i);
+    }
+    return comm::allreduce_sum(MPI_COMM_WORLD, sum) / comm::allreduce_sum(MPI_COMM_WORLD, mass);
+}
+
+double total_mass(const Simulation& simulation) {
+    const auto m = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+    double mass = 0.0;
+    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+        mass += m(i);
+    }
+    return comm::allreduce_sum(MPI_COMM_WORLD, mass);
+}
+
+TEST(AugmentedLagrangian, FreeMotionTakesKminNewtonStepsAndKeepsTheDisplacement) {
+    // Far above the plane: no constraint ever, α = 1, so B = 0 after K_min = 2 outer iterations of one
+    // Newton step each, and the centre falls as implicit Euler's z_n = z_0 − g h² n (n + 1) / 2.
+    const int steps = 10;
+    const double h = 0.01;
+    Simulation simulation(
+        MPI_COMM_WORLD,
+        io::parse_scene(al_scene({block({0, 0, 1.0}, {0.1, 0.1, 1.1}, {2, 2, 2})}, steps, h), "free.json"),
+        output_dir("free"));
+    const double z0 = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
+    for (int n = 1; n <= steps; ++n) {
+        const auto result = simulation.step();
+        EXPECT_EQ(result.iterations, 2) << "step " << n;
+        EXPECT_EQ(result.outer_iterations, 2);
+        EXPECT_TRUE(result.converged);
+        EXPECT_EQ(result.active_set_size, 0);
+    }
+    const double z = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
+    const double free_drop = g * h * h * steps * (steps + 1) / 2.0;
+    EXPECT_GE(z0 - z, (1.0 - 1e-3) * free_drop);
+    EXPECT_NEAR(z0 - z, free_drop, 1e-6 * free_drop);
+}
+
+TEST(AugmentedLagrangian, BlockComesToRestWithItsWeightOnTheMultipliers) {
+    // A stiff block dropped from 2 mm: at rest Σλ / h² is its weight m g, the gap settles at δ, and the
+    // safe state follows the iterate whole (α → 1).
+    const double h = 0.01;
+    json document = al_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e6)}, 60, h);
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "rest.json"), output_dir("rest"));
+    solver::StepResult result;
+    for (int n = 0; n < 60; ++n) {
+        result = simulation.step();
+        EXPECT_GT(result.min_distance, 0.0);
+    }
+    const double weight = total_mass(simulation) * g;
+    EXPECT_NEAR(result.normal_force, weight, 1e-2 * weight);
+    EXPECT_NEAR(result.min_distance, 1e-3, 1e-4);
+    EXPECT_GT(result.mean_toi, 0.99);
+    EXPECT_TRUE(result.converged);
+    const double vz = mean_over_nodes(simulation, [](const Vec3&, const Vec3& v) { return v[2]; });
+    EXPECT_LT(std::abs(vz), 1e-3);
+}
+
+TEST(AugmentedLagrangian, FrictionalImpactConservesMomentum) {
+    // No gravity, no obstacle: one block slides into another with friction (μ = 0.1). Constraint and
+    // friction forces are equal and opposite per pair, so Σ m v stays what it was.
+    json moving = block({0, 0, 0}, {0.1, 0.1, 0.1}, {2, 2, 2});
+    moving["velocity"] = {2.0, 0.0, 0.3};
+    json document = al_scene({moving, block({0.12, 0.02, 0.03}, {0.22, 0.12, 0.13}, {2, 2, 2})}, 20);
+    document["gravity"] = {0.0, 0.0, 0.0};
+    document["obstacles"] = json::array();
+    document["contact"]["friction"] = 0.1;
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "momentum.json"), output_dir("momentum"));
+    const double mass = total_mass(simulation);
+    auto momentum = [&](int c) {
+        return mass * mean_over_nodes(simulation, [c](const Vec3&, const Vec3& v) { return v[c]; });
+    };
+    const double px = momentum(0), pz = momentum(2);
+    long long most = 0;
+    for (int n = 0; n < 20; ++n) {
+        const auto result = simulation.step();
+        most = std::max(most, result.contact_pairs);
+        EXPECT_GT(result.min_distance, 0.0);
+    }
+    EXPECT_GT(most, 0); // they met
+    EXPECT_NEAR(momentum(0), px, 1e-8 * std::abs(px));
+    EXPECT_NEAR(momentum(2), pz, 1e-8 * std::abs(px));
+}
+
+// Acceleration along the slope of a block on a plane tilted by gravity (θ from the normal), fitted over
+// the second half of `steps`.
+double slope_acceleration(double mu, double theta, int steps, const std::string& name) {
+    const double h = 0.01;
+    json document = al_scene({block({0, 0, 0.0015}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e6)}, steps, h);
+    document["gravity"] = {g * std::sin(theta), 0.0, -g * std::cos(theta)};
+    document["contact"]["friction"] = mu;
+    document["contact"]["epsv"] = 1e-5;
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), output_dir(name));
+    std::vector<double> v;
+    for (int n = 0; n < steps; ++n) {
+        simulation.step();
+        v.push_back(mean_over_nodes(simulation, [](const Vec3&, const Vec3& u) { return u[0]; }));
+    }
+    const int half = steps / 2;
+    return (v.back() - v[static_cast<std::size_t>(half - 1)]) / ((steps - half) * h);
+}
+
+TEST(AugmentedLagrangian, CoulombOnATiltedPlane) {
+    const double theta = std::atan(0.5);
+    const double sliding = slope_acceleration(0.3, theta, 40, "slope_slides");
+    const double coulomb = g * (std::sin(theta) - 0.3 * std::cos(theta));
+    EXPECT_NEAR(sliding, coulomb, 0.05 * coulomb);
+    const double sticking = slope_acceleration(0.6, theta, 40, "slope_sticks");
+    EXPECT_LT(std::abs(sticking), 0.01 * g);
+}
+
+TEST(AugmentedLagrangian, PurePenaltyStallsWhereTheMultipliersTerminate) {
+    // A soft block squeezed under a heavy stiff one: with λ held at 0 (the paper's ablation) the iterate
+    // keeps penetrating, α stays small and the outer cap ends steps unconverged; AL converges.
+    auto run = [](bool penalty, const std::string& name) {
+        json heavy = block({0.0, 0.0, 0.053}, {0.1, 0.1, 0.15}, {2, 2, 2}, 1e7);
+        heavy["material"]["density"] = 20000.0;
+        json document = al_scene({block({0, 0, 0.001}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e5), heavy}, 8);
+        // δ = 0.1 mm: below the penalty's own give under this load, so a penalty iterate must cross the
+        // surface.
+        document["solver"]["al"] = {
+            {"pure_penalty", penalty}, {"max_outer_iterations", 40}, {"offset", 1e-4}};
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), output_dir(name));
+        int unconverged = 0;
+        double alpha = 0.0;
+        for (int n = 0; n < 8; ++n) {
+            const auto result = simulation.step();
+            unconverged += result.converged ? 0 : 1;
+            alpha += result.mean_toi / 8.0;
+        }
+        return std::make_pair(unconverged, alpha);
+    };
+    const auto [al_unconverged, al_alpha] = run(false, "ablation_al");
+    const auto [penalty_unconverged, penalty_alpha] = run(true, "ablation_penalty");
+    EXPECT_EQ(al_unconverged, 0);
+    EXPECT_GT(penalty_unconverged, 0);
+    EXPECT_LT(penalty_alpha, 0.5 * al_alpha);
+}
+
+TEST(AugmentedLagrangian, SamePositionsOnEveryRankCount) {
+    // Two blocks falling on the plane and on each other, with friction: ranks 0..k−1 of the world run it
+    // for every k up to the world size, and every run matches the one-rank run within 1e-6 relative.
+    const int world = test::world_size();
+    std::map<GlobalId, Vec3> reference;
+    for (int size = 1; size <= world; ++size) {
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, test::world_rank() < size ? 0 : MPI_UNDEFINED, test::world_rank(),
+                       &comm);
+        std::map<GlobalId, Vec3> positions;
+        if (comm != MPI_COMM_NULL) {
+            json document = al_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
+                                      block({0.02, 0.01, 0.06}, {0.09, 0.08, 0.1}, {2, 2, 2})},
+                                     25);
+            document["contact"]["friction"] = 0.2;
+            Simulation simulation(comm, io::parse_scene(document, "ranks.json"),
+                                  test::output_dir("al", "ranks", comm));
+            for (int n = 0; n < 25; ++n) {
+                simulation.step();
+            }
+            positions = test::gather_positions(simulation, comm);
+            MPI_Comm_free(&comm);
+        }
+        if (test::world_rank() != 0) {
+            continue;
+        }
+        if (size == 1) {
+            reference = positions;
+            continue;
+        }
+        double worst = 0.0, scale = 0.0;
+        for (const auto& [id, x] : reference) {
+            const Vec3& y = positions.at(id);
+            for (int c = 0; c < 3; ++c) {
+                worst = std::max(worst, std::abs(x[c] - y[c]));
+                scale = std::max(scale, std::abs(x[c]));
+            }
+        }
+        EXPECT_LT(worst, 1e-6 * scale) << size << " ranks";
+    }
+}
+
+} // namespace
