@@ -253,8 +253,38 @@ ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, cons
     return totals;
 }
 
+void segment_entry_times(const PairList& swept,
+                         const Kokkos::View<const double*, MemSpace>& toi,
+                         const ConstSurfaceField& xs,
+                         const ConstSurfaceField& ps,
+                         const SurfaceTopology& topology,
+                         double delta,
+                         const SurfaceField& ends,
+                         const Kokkos::View<double*, MemSpace>& entry) {
+    Kokkos::parallel_for(
+        "intact::contact::segment_ends", Kokkos::RangePolicy<ExecSpace>(0, ends.extent(0)),
+        KOKKOS_LAMBDA(const int r) {
+            for (int c = 0; c < 3; ++c) {
+                ends(r, c) = xs(r, c) + ps(r, c);
+            }
+        });
+    const double delta_squared = delta * delta;
+    Kokkos::parallel_for(
+        "intact::contact::segment_entry_times", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
+        KOKKOS_LAMBDA(const int j) {
+            int rows[4];
+            pair_rows(swept, j, rows);
+            if (toi(j) < 1.0) {
+                entry(j) = toi(j);
+            } else {
+                entry(j) =
+                    pair_squared_distance(swept.kind(j), rows, ends, topology) < delta_squared ? 1.0 : 2.0;
+            }
+        });
+}
+
 void select_new_pairs(const PairList& swept,
-                      const Kokkos::View<const double*, MemSpace>& toi,
+                      const Kokkos::View<const double*, MemSpace>& entry,
                       const ConstraintSet& set,
                       const ContactSurface& surface,
                       NewPairScratch& scratch,
@@ -276,14 +306,14 @@ void select_new_pairs(const PairList& swept,
     Kokkos::parallel_for(
         "intact::contact::earliest_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
         KOKKOS_LAMBDA(const int j) {
-            if (in_set(j) != 0 || !(toi(j) < 1.0)) {
+            if (in_set(j) != 0 || !(entry(j) <= 1.0)) {
                 return;
             }
             const int used = swept.kind(j) == k_point_plane ? 1 : 4;
             for (int a = 0; a < used; ++a) {
                 const int r = swept.rows(j, a);
                 if (r < num_body) {
-                    Kokkos::atomic_fetch_min(&earliest(r), toi(j));
+                    Kokkos::atomic_fetch_min(&earliest(r), entry(j));
                 }
             }
         });
@@ -311,14 +341,14 @@ void select_new_pairs(const PairList& swept,
     Kokkos::parallel_scan(
         "intact::contact::select_new_pairs", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
         KOKKOS_LAMBDA(const int j, int& offset, const bool final) {
-            if (in_set(j) != 0 || !(toi(j) < 1.0)) {
+            if (in_set(j) != 0 || !(entry(j) <= 1.0)) {
                 return;
             }
             const int used = swept.kind(j) == k_point_plane ? 1 : 4;
             bool earliest_somewhere = false;
             for (int a = 0; a < used; ++a) {
                 const int r = swept.rows(j, a);
-                earliest_somewhere = earliest_somewhere || (r < num_body && gathered(r, 0) == toi(j));
+                earliest_somewhere = earliest_somewhere || (r < num_body && gathered(r, 0) == entry(j));
             }
             if (!earliest_somewhere) {
                 return;

@@ -79,8 +79,23 @@ struct ConstraintTotals {
 };
 ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, const SurfaceTopology& topology);
 
+/// When each pair of `swept` starts to violate the contact along the segment xs → xs + ps, for the set
+/// update: entry(j) = toi(j) when the conservative CCD time is below 1 (it closes most of its gap), else 1
+/// when it ends the segment closer than δ (a slow approach into the offset zone, which the CCD's relative
+/// threshold would let through ever deeper as h shrinks), else 2 (no violation). `ends`: scratch surface
+/// field. Device work. Local.
+void segment_entry_times(const PairList& swept,
+                         const Kokkos::View<const double*, MemSpace>& toi,
+                         const ConstSurfaceField& xs,
+                         const ConstSurfaceField& ps,
+                         const SurfaceTopology& topology,
+                         double delta,
+                         const SurfaceField& ends,
+                         const Kokkos::View<double*, MemSpace>& entry);
+
 /// The pairs of `swept` that enter the set (AL spec Alg. C lines 2–6): not in it yet, colliding on the
-/// segment (toi < 1), and the earliest new collision of at least one of their body rows. A body row's
+/// segment (entry ≤ 1, segment_entry_times), and the earliest new collision of at least one of their body
+/// rows. A body row's
 /// earliest time is the minimum over the new colliding pairs its owner holds (the owner holds every pair
 /// that touches the row), handed to the other ranks through the contact ghost plan, so ranks agree on
 /// shared rows. Obstacle rows take no part in the filter. Result sorted like `swept`, into `out`
@@ -92,7 +107,7 @@ struct NewPairScratch {
     SurfaceField gathered;                    ///< made here
 };
 void select_new_pairs(const PairList& swept,
-                      const Kokkos::View<const double*, MemSpace>& toi,
+                      const Kokkos::View<const double*, MemSpace>& entry,
                       const ConstraintSet& set,
                       const ContactSurface& surface,
                       NewPairScratch& scratch,

@@ -30,6 +30,7 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
             parts.potential.free_mask()),
       m_preconditioner(parts.potential.matrix(), parts.potential.free_mask()),
       m_safe(parts.contact->surface().make_field("intact::solver::al_safe_rows")),
+      m_ends(parts.contact->surface().make_field("intact::solver::al_segment_ends")),
       m_y("intact::solver::al_iterate", parts.potential.matrix().num_cols()),
       m_rhs("intact::solver::al_rhs", parts.potential.matrix().num_cols()),
       m_direction("intact::solver::al_direction", parts.potential.matrix().num_cols()),
@@ -128,7 +129,12 @@ double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
         "intact::solver::al_min_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
         KOKKOS_LAMBDA(const int k, double& smallest) { smallest = toi(k) < smallest ? toi(k) : smallest; },
         Kokkos::Min<double>(contact_alpha));
-    contact::select_new_pairs(swept, m_toi, m_set, m_contact.surface(), m_scratch, m_pending);
+    if (static_cast<int>(m_entry.extent(0)) < swept.count) {
+        m_entry = Kokkos::View<double*, MemSpace>("intact::solver::al_entry", m_toi.extent(0));
+    }
+    contact::segment_entry_times(swept, m_toi, m_contact.positions(), m_contact.step(), m_contact.topology(),
+                                 m_penalty.delta, m_ends, m_entry);
+    contact::select_new_pairs(swept, m_entry, m_set, m_contact.surface(), m_scratch, m_pending);
     return comm::allreduce_min(m_parts.comm, std::min(alpha, contact_alpha));
 }
 

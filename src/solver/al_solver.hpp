@@ -18,12 +18,14 @@
 /// Decisions where the paper is silent (spec §7): update-then-solve (item 1; `literal_order` switches);
 /// the new pairs of iteration k + 1 come from the CCD of iteration k's α along x → y, whose tail is the
 /// segment Alg. C asks for (item 8, one broad phase per iteration); "colliding" is a conservative TOI
-/// below 1 (item 7); μ = mu_scale × the largest diagonal entry of the projected ∇²E at xᵗ over free rows,
-/// re-estimated every step, and δ reset each step (item 6); the inner Newton loop stops at the first
-/// full step, at p = 0, or after solver.max_newton_iterations (item 4); friction is lagged at xᵗ from the
-/// previous step's λ (normal force λ / h², §6.1 with the sign fixed). At the end, the prescribed rows are
-/// put on their targets when the rest of their motion is safe (the spec leaves them at β₀ xᵗ +
-/// (1 − β₀) target, a lag that would add up step after step).
+/// below 1, or ending the segment closer than δ (item 7; without the second rule a slow approach enters
+/// the set only once it has closed 80% of its gap in one segment, ever deeper as h shrinks, and the
+/// contact response would depend on h); μ = mu_scale × the largest diagonal entry of the projected ∇²E at xᵗ
+/// over free rows, re-estimated every step, and δ reset each step (item 6); the inner Newton loop stops at
+/// the first full step, at p = 0, or after solver.max_newton_iterations (item 4); friction is lagged at xᵗ
+/// from the previous step's λ (normal force λ / h², §6.1 with the sign fixed). At the end, the prescribed
+/// rows are put on their targets when the rest of their motion is safe (the spec leaves them at β₀ xᵗ + (1 −
+/// β₀) target, a lag that would add up step after step).
 ///
 /// Distributed: a constraint is held by every rank owning one of its rows, evaluated from the same
 /// gathered rows (so its state is identical on those ranks) and counted by the owner of its smallest
@@ -102,11 +104,12 @@ private:
     contact::ConstraintSet m_set{1.0}; ///< new constraints: λ = 0, γ = 1
     contact::AlPenalty m_penalty;
     contact::SurfaceField m_safe; ///< surface rows of the safe state x (the linearisation point)
+    contact::SurfaceField m_ends; ///< surface rows at the end of the segment x → y
     std::optional<AlConstraintTerm> m_term;
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
     NodeField m_y, m_rhs, m_direction, m_trial, m_segment;
-    Kokkos::View<double*, MemSpace> m_toi;
+    Kokkos::View<double*, MemSpace> m_toi, m_entry; ///< per swept pair: CCD time, entry time
     contact::PairList m_pending; ///< pairs found colliding on the last segment, not yet in the set
     contact::NewPairScratch m_scratch;
     Kokkos::View<int*, MemSpace> m_faded;

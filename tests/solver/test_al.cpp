@@ -1,7 +1,7 @@
 // The barrier-free augmented Lagrangian (solver.type "al", AL spec §5.4 and §8) on 1-4 ranks: free motion
 // in exactly K_min Newton steps with the free displacement kept, a block coming to rest on a plane (Σλ/h² →
 // its weight, gap → δ, α → 1), momentum through a frictional impact, Coulomb on a tilted plane (sticking and
-// sliding), first-order convergence of a bar dropped on the ground, the pure-penalty ablation stalling
+// sliding), the pure-penalty ablation stalling
 // where AL terminates, and the same positions on every rank count.
 #include "comm/collectives.hpp"
 #include "src/io/scene.hpp"
