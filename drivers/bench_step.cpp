@@ -6,6 +6,9 @@
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 28 --steps 5 --repeats 1 --alone 0   (≈ 1 M
 //   tets)
 //
+// Options: --solver ipc|al|both (both: the same pile with each, and the ratios al / ipc), --scene FILE (run
+// that scene for `steps` steps instead of the pile).
+//
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
 // onto a plane; 2. unless
@@ -60,18 +63,27 @@ json pile_scene(int cubes, int cells, int steps) {
 struct PileRun {
     intact::bench::Stats per_step;
     long long newton = 0, pcg = 0, pairs = 0, tets = 0;
+    long long outer = 0, active_set = 0; ///< AL: outer iterations, constraints held at the end
+    double mean_toi = 0.0;               ///< AL: mean α over the steps
     double phases[6] = {0, 0, 0,
                         0, 0, 0}; ///< per step, slowest rank: contact, assembly, PCG, bound, search, halo
     double peak_bytes = 0.0;      ///< largest peak RSS over ranks
 };
 
-PileRun run_pile(MPI_Comm comm, const json& scene, int steps, int repeats, const std::string& dir) {
+// `scene_name`: the file a scene came from (mesh paths are resolved next to it).
+PileRun run_pile(MPI_Comm comm,
+                 const json& scene,
+                 const std::string& scene_name,
+                 int steps,
+                 int repeats,
+                 const std::string& dir) {
     PileRun run;
     std::vector<double> per_step;
     for (int r = 0; r < repeats; ++r) {
-        intact::Simulation simulation(comm, intact::io::parse_scene(scene, "bench_step_pile"), dir);
+        intact::Simulation simulation(comm, intact::io::parse_scene(scene, scene_name), dir);
         run.tets = simulation.local_mesh().global_num_elements;
-        run.newton = run.pcg = 0;
+        run.newton = run.pcg = run.outer = 0;
+        run.mean_toi = 0.0;
         std::fill(std::begin(run.phases), std::end(run.phases), 0.0);
         const double halo_before = simulation.halo_seconds();
         MPI_Barrier(comm);
@@ -81,6 +93,9 @@ PileRun run_pile(MPI_Comm comm, const json& scene, int steps, int repeats, const
             run.newton += result.iterations;
             run.pcg += result.linear_iterations;
             run.pairs = result.contact_pairs;
+            run.outer += std::max(result.outer_iterations, 0);
+            run.mean_toi += result.mean_toi / steps;
+            run.active_set = result.active_set_size;
             const auto& s = result.seconds;
             const double parts[5] = {s.contact, s.assembly, s.linear_solve, s.step_bound, s.line_search};
             for (int p = 0; p < 5; ++p) {
@@ -108,6 +123,10 @@ void print_run(const char* label, int ranks, int steps, const PileRun& run) {
         "%lld contact pairs at the end\n",
         label, ranks, run.per_step.min, run.per_step.median, run.per_step.max, run.newton, run.pcg, steps,
         run.pairs);
+    if (run.outer > 0) {
+        std::printf("%-10s   AL: %lld outer iterations, mean α %.3f, %lld constraints held at the end\n", "",
+                    run.outer, run.mean_toi, run.active_set);
+    }
     std::printf("%-10s   per step (slowest rank): contact %.4f  assembly %.4f  PCG %.4f  step bound %.4f  "
                 "line search %.4f  (node halo %.4f) s\n",
                 "", run.phases[0], run.phases[1], run.phases[2], run.phases[3], run.phases[4], run.phases[5]);
@@ -125,8 +144,20 @@ int main(int argc, char** argv) {
     const int repeats = intact::bench::option(argc, argv, "--repeats", 3);
     const bool alone = intact::bench::option(argc, argv, "--alone", 1) != 0;
 
-    // 1. The pile (written out instead of run with --scene-out, e.g. to time other builds on it).
-    const json scene = pile_scene(cubes, cells, steps);
+    // 1. The pile (written out instead of run with --scene-out, e.g. to time other builds on it), or a
+    //    scene file run for `steps` steps (--scene FILE).
+    const std::string scene_file = intact::bench::text_option(argc, argv, "--scene", "");
+    json scene = pile_scene(cubes, cells, steps);
+    std::string title = "pile of " + std::to_string(cubes) + " cubes, friction 0.3";
+    std::string name = "bench_step_pile";
+    if (!scene_file.empty()) {
+        std::ifstream in(scene_file);
+        scene = json::parse(in);
+        scene["time"].erase("end");
+        scene["time"]["steps"] = steps;
+        scene["output"] = {{"every", 1000000}};
+        title = name = scene_file;
+    }
     const std::string scene_out = intact::bench::text_option(argc, argv, "--scene-out", "");
     if (!scene_out.empty()) {
         if (runtime.rank() == 0) {
@@ -135,43 +166,63 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // 2. Rank 0 alone.
-    PileRun one;
-    if (alone && runtime.size() > 1) {
-        MPI_Comm single;
-        MPI_Comm_split(MPI_COMM_WORLD, runtime.rank() == 0 ? 0 : MPI_UNDEFINED, 0, &single);
-        if (runtime.rank() == 0) {
-            one = run_pile(single, scene, steps, repeats, "/tmp/intact_bench_step/np1");
-            MPI_Comm_free(&single);
-        }
-        // The other ranks wait without spinning (Open MPI polls in blocking calls), so rank 0 runs alone.
-        MPI_Request done;
-        MPI_Ibcast(&one, sizeof(PileRun), MPI_BYTE, 0, MPI_COMM_WORLD, &done);
-        for (int finished = 0; !finished;) {
-            MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
-            if (!finished) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // 2. For each solver: rank 0 alone (unless --alone 0), then all ranks.
+    const std::string which = intact::bench::text_option(argc, argv, "--solver", "ipc");
+    std::vector<std::string> solvers =
+        which == "both" ? std::vector<std::string>{"ipc", "al"} : std::vector<std::string>{which};
+    std::vector<std::pair<PileRun, PileRun>> runs;
+    for (const std::string& solver : solvers) {
+        json document = scene;
+        document["solver"]["type"] = solver;
+        PileRun one;
+        if (alone && runtime.size() > 1) {
+            MPI_Comm single;
+            MPI_Comm_split(MPI_COMM_WORLD, runtime.rank() == 0 ? 0 : MPI_UNDEFINED, 0, &single);
+            if (runtime.rank() == 0) {
+                one = run_pile(single, document, name, steps, repeats, "/tmp/intact_bench_step/np1");
+                MPI_Comm_free(&single);
+            }
+            // The other ranks wait without spinning (Open MPI polls in blocking calls), so rank 0 runs
+            // alone.
+            MPI_Request done;
+            MPI_Ibcast(&one, sizeof(PileRun), MPI_BYTE, 0, MPI_COMM_WORLD, &done);
+            for (int finished = 0; !finished;) {
+                MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+                if (!finished) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                }
             }
         }
+        const PileRun all = run_pile(MPI_COMM_WORLD, document, name, steps, repeats,
+                                     "/tmp/intact_bench_step/np" + std::to_string(runtime.size()));
+        runs.emplace_back(one, all);
     }
 
-    // 3. All ranks.
-    const PileRun all = run_pile(MPI_COMM_WORLD, scene, steps, repeats,
-                                 "/tmp/intact_bench_step/np" + std::to_string(runtime.size()));
-
-    // 4. Figures.
+    // 3. Figures.
     if (runtime.rank() == 0) {
-        std::printf(
-            "bench_step: pile of %d cubes (%lld tets, friction 0.3), %d steps, %s, %d thread(s) per rank\n",
-            cubes, all.tets, steps, Kokkos::DefaultExecutionSpace::name(),
-            static_cast<int>(Kokkos::DefaultExecutionSpace().concurrency()));
-        if (alone && runtime.size() > 1) {
-            print_run("one rank", 1, steps, one);
+        std::printf("bench_step: %s (%lld tets), %d steps, %s, %d thread(s) per rank\n", title.c_str(),
+                    runs.front().second.tets, steps, Kokkos::DefaultExecutionSpace::name(),
+                    static_cast<int>(Kokkos::DefaultExecutionSpace().concurrency()));
+        for (std::size_t k = 0; k < solvers.size(); ++k) {
+            const auto& [one, all] = runs[k];
+            const std::string label = solvers[k] + (alone && runtime.size() > 1 ? " 1 rank" : "");
+            if (alone && runtime.size() > 1) {
+                print_run(label.c_str(), 1, steps, one);
+            }
+            print_run((solvers[k] + " all").c_str(), runtime.size(), steps, all);
+            if (alone && runtime.size() > 1) {
+                std::printf("%s: speed-up of %d ranks over 1 (medians): %.2fx\n", solvers[k].c_str(),
+                            runtime.size(), one.per_step.median / all.per_step.median);
+            }
         }
-        print_run("all ranks", runtime.size(), steps, all);
-        if (alone && runtime.size() > 1) {
-            std::printf("speed-up of %d ranks over 1 (medians): %.2fx\n", runtime.size(),
-                        one.per_step.median / all.per_step.median);
+        if (solvers.size() == 2) {
+            const PileRun& ipc = runs[0].second;
+            const PileRun& al = runs[1].second;
+            std::printf(
+                "al / ipc on %d ranks: Newton %.3f, PCG %.3f, wall per simulated second (medians) %.3f\n",
+                runtime.size(), static_cast<double>(al.newton) / static_cast<double>(ipc.newton),
+                static_cast<double>(al.pcg) / static_cast<double>(ipc.pcg),
+                al.per_step.median / ipc.per_step.median);
         }
     }
     return 0;
