@@ -121,12 +121,13 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);
     m_x = to_device("intact::positions", m_local.rest_position);
     m_v = to_device("intact::velocities", m_local.velocity);
-    m_integrator = solver::make_integrator(m_scene.integrator, m_local.num_local_nodes());
     m_boundary = std::make_unique<solver::BoundaryMotion>(
         comm, m_local, to_device("intact::prescribed_velocity", m_local.prescribed_velocity),
         m_surface.get());
     m_potential =
         std::make_unique<solver::IncrementalPotential>(m_local, m_scene, *m_halo, m_boundary->free_mask());
+    m_energy_model = std::make_unique<solver::SceneEnergyModel>(*m_potential, *m_halo, m_scene.gravity);
+    m_integrator = solver::make_integrator(m_scene, *m_energy_model, m_local.num_local_nodes());
 
     // Newton tolerance default (IPC spec §3): ε_d = 1e-2 · l, l the rest bounding-box diagonal.
     double diagonal = 0.0;
@@ -173,6 +174,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_solver = solver::make_step_solver(
         solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary, m_contact.get(), diagonal},
         m_newton_settings);
+    // The integrator's start (Newmark's a⁰, A-search's H⁰ and ∇P(x⁰)) sees the solver's terms; the
+    // contact model is at x⁰. Until the first step, contact energies take c = 1 (they are zero at x⁰).
+    m_problem.h = m_scene.dt;
+    m_integrator->start(m_x, m_v);
 
     // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
     on_root(comm, m_rank, [&] {
@@ -204,7 +209,7 @@ std::string Simulation::pvd_path() const {
     return m_vtk->pvd_path();
 }
 
-void Simulation::run() {
+void Simulation::run(const std::function<void(const solver::StepResult&)>& after_step) {
     write_metrics(0, solver::StepResult{}, 0.0);
     write_output(0, 0.0);
     int failures = 0;
@@ -222,6 +227,9 @@ void Simulation::run() {
         if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
             write_output(m_step, m_time);
         }
+        if (after_step) {
+            after_step(result);
+        }
     }
     if (failures > 0) {
         log::warn() << failures << " of " << m_scene.steps
@@ -233,22 +241,25 @@ void Simulation::run() {
 solver::StepResult Simulation::step() {
     // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; 2. the method
     // minimises; 3. velocities from the step's end.
+    // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): the boundary goes there.
     const double h = m_scene.dt;
-    m_integrator->begin_step(h, m_x, m_v);
-    m_boundary->begin_step(m_x, h, m_time + h);
-    solver::StepProblem problem;
-    problem.x_hat = m_integrator->x_hat();
-    problem.h = h;
-    problem.weight = m_integrator->potential_weight();
+    solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
+    m_boundary->begin_step(m_x, problem.theta * h, m_time + problem.theta * h);
     const solver::StepResult result = m_solver->solve(m_x, problem);
-    m_integrator->end_step(h, m_x, m_v);
+    m_integrator->end_step(problem, m_x, m_v);
+    if (m_contact && problem.theta != 1.0) {
+        // The integrator moved x past the solve's y: contact (energy, next κ) must see where it went.
+        m_surface->begin_step(m_x);
+        m_contact->update(m_x, m_boundary->obstacle_positions());
+    }
+    m_problem = problem;
     ++m_step;
     m_time = m_step * h;
     return result;
 }
 
-std::array<double, 3> Simulation::energies() const {
+std::array<double, 4> Simulation::energies() const {
     const auto mass = m_potential->lumped_mass();
     const auto v = m_v;
     double kinetic = 0.0;
@@ -258,12 +269,18 @@ std::array<double, 3> Simulation::energies() const {
             sum += 0.5 * mass(i) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
         },
         kinetic);
-    const auto [elastic, gravitational] = m_potential->potential_energies(m_x, m_scene.gravity);
-    return {comm::allreduce_sum(m_comm, kinetic), elastic, gravitational};
+    // The contact model is at x (the solver leaves it there; step() refreshes it after a midpoint step).
+    const solver::LocalEnergies local =
+        m_energy_model->conservative(m_x, m_problem.weight * m_problem.h * m_problem.h, NodeField(), {});
+    std::array<double, 4> sums{kinetic, local.elastic, local.gravitational, local.contact()};
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums.data(), 4, MPI_DOUBLE, MPI_SUM, m_comm));
+    return sums;
 }
 
 void Simulation::write_metrics(int step, const solver::StepResult& result, double wall_seconds) {
     const auto e = energies();
+    const auto control = m_integrator->control();
+    using nlohmann::json;
     if (m_rank == 0) {
         m_metrics->write(
             {{"step", step},
@@ -290,6 +307,11 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},
              {"potential_energy", e[1] + e[2]},
+             {"contact_energy", e[3]},
+             {"total_energy", e[0] + e[1] + e[2] + e[3]},
+             {"energy_target", control && control->target ? json(*control->target) : json(nullptr)},
+             {"alpha", control && control->alpha ? json(*control->alpha) : json(nullptr)},
+             {"dissipated_energy", control ? json(control->dissipated) : json(nullptr)},
              {"phase_seconds",
               {{"contact", result.seconds.contact},
                {"assembly", result.seconds.assembly},

@@ -22,12 +22,14 @@
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/distribute.hpp"
 #include "src/solver/boundary_motion.hpp"
+#include "src/solver/energy_model.hpp"
 #include "src/solver/incremental_potential.hpp"
 #include "src/solver/integrator.hpp"
 #include "src/solver/step_solver.hpp"
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,8 +41,13 @@ public:
     /// Collective over `comm`. `output_dir` overrides the scene's `output.dir` when not empty.
     Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir = "");
 
-    /// Write the initial state, then take every time step of the scene. Collective.
-    void run();
+    /// Write the initial state, then take every time step of the scene, calling `after_step` (when
+    /// given) after each. Collective.
+    void run(const std::function<void(const solver::StepResult&)>& after_step = {});
+
+    /// Take the current positions and velocities as the integrator's start (Newmark's a⁰, A-search's
+    /// H⁰): call it after setting them by hand, before the first step. Collective.
+    void reset_integrator() { m_integrator->start(m_x, m_v); }
 
     /// One time step from the current state. Returns the method's result. Collective.
     solver::StepResult step();
@@ -64,8 +71,11 @@ public:
     /// Seconds this rank spent in node halo exchanges so far.
     double halo_seconds() const { return m_halo->seconds(); }
 
-    /// Kinetic, elastic and gravitational energy of the current state (summed over ranks). Collective.
-    std::array<double, 3> energies() const;
+    /// Kinetic, elastic, gravitational and stored contact energy of the current state (J, summed over
+    /// ranks); the gravitational datum is the origin. Collective.
+    std::array<double, 4> energies() const;
+    /// The integrator (its name, A-search's control numbers).
+    const solver::Integrator& integrator() const { return *m_integrator; }
 
 private:
     void write_output(int step, double time);
@@ -86,7 +96,9 @@ private:
     std::unique_ptr<contact::ContactModel> m_contact;   ///< when contact is enabled
     std::unique_ptr<solver::BoundaryMotion> m_boundary;
     std::unique_ptr<solver::IncrementalPotential> m_potential;
+    std::unique_ptr<solver::SceneEnergyModel> m_energy_model;
     std::unique_ptr<solver::Integrator> m_integrator;
+    solver::StepProblem m_problem; ///< the last step's problem (c h² of its contact terms)
     std::unique_ptr<solver::StepSolver> m_solver;
     solver::NewtonSettings m_newton_settings;
     int m_step = 0;

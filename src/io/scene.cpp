@@ -94,6 +94,113 @@ MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
     return source;
 }
 
+// Parameters given for an integrator they do not apply to are errors, not silently ignored.
+void reject_unless(JsonObject& object,
+                   const std::string& key,
+                   const std::string& type,
+                   const std::vector<std::string>& types) {
+    if (object.has(key) && std::find(types.begin(), types.end(), type) == types.end()) {
+        std::string names;
+        for (const auto& t : types) {
+            names += (names.empty() ? "\"" : " or \"") + t + "\"";
+        }
+        object.fail(key, "applies to integrator.type " + names + " only, not \"" + type + "\"",
+                    "remove it, or set integrator.type to " + names);
+    }
+}
+
+// integrator.energy (A-search spec §3.2): scale, ground energy, and either one decay (decay_time from
+// decay_start on) or a piecewise schedule.
+EnergyTargetSettings read_energy_target(JsonObject& energy) {
+    EnergyTargetSettings target;
+    target.scale = energy.optional<double>("scale", target.scale);
+    require_positive(energy, "scale", target.scale,
+                     "give the first target as a factor of the initial energy, e.g. 1 or 0.95");
+    target.ground_energy = energy.optional<double>("ground_energy", target.ground_energy);
+    if (!std::isfinite(target.ground_energy)) {
+        energy.fail("ground_energy", "must be a finite number", "give the rest-state energy in J, e.g. 0");
+    }
+    if (energy.has("schedule") && (energy.has("decay_time") || energy.has("decay_start"))) {
+        energy.fail("schedule", "cannot be combined with decay_time or decay_start",
+                    "write the single decay as one schedule entry {\"from\": start, \"decay_time\": tau}");
+    }
+    if (energy.has("decay_start") && !energy.has("decay_time")) {
+        energy.fail("decay_start", "needs decay_time", "give decay_time (s), or remove decay_start");
+    }
+    if (energy.has("decay_time")) {
+        EnergyDecay decay;
+        decay.decay_time = energy.required<double>("decay_time");
+        require_positive(energy, "decay_time", *decay.decay_time, "give the e-folding time in s, e.g. 1");
+        decay.from = energy.optional<double>("decay_start", 0.0);
+        if (!(decay.from >= 0.0)) {
+            energy.fail("decay_start", "must be >= 0", "give the time (s) at which the decay starts");
+        }
+        target.schedule.push_back(decay);
+    }
+    for (auto& entry : energy.objects("schedule")) {
+        EnergyDecay decay;
+        decay.from = entry.required<double>("from");
+        if (!(decay.from >= 0.0) ||
+            (!target.schedule.empty() && !(decay.from > target.schedule.back().from))) {
+            entry.fail("from", "must be >= 0 and increase from entry to entry",
+                       "list the pieces in time order, e.g. [{\"from\": 1, \"decay_time\": 1}, "
+                       "{\"from\": 1.5, \"decay_time\": 0.5}]");
+        }
+        if (entry.has("decay_time")) {
+            decay.decay_time = entry.required<double>("decay_time");
+            require_positive(entry, "decay_time", *decay.decay_time,
+                             "give the e-folding time in s, or leave it out to conserve from `from` on");
+        }
+        entry.finish();
+        target.schedule.push_back(decay);
+    }
+    return target;
+}
+
+void read_integrator(JsonObject& integrator, Scene& scene) {
+    scene.integrator = integrator.optional<std::string>("type", scene.integrator);
+    const auto& types = integrator_types();
+    if (std::find(types.begin(), types.end(), scene.integrator) == types.end()) {
+        std::string list;
+        for (const auto& t : types) {
+            list += (list.empty() ? "" : ", ") + t;
+        }
+        integrator.fail("type", "unknown integrator '" + scene.integrator + "'", "use one of: " + list);
+    }
+    IntegratorSettings& settings = scene.integrator_settings;
+    reject_unless(integrator, "beta", scene.integrator, {"newmark"});
+    reject_unless(integrator, "gamma", scene.integrator, {"newmark"});
+    reject_unless(integrator, "alpha_min", scene.integrator, {"a_search"});
+    reject_unless(integrator, "alpha_max", scene.integrator, {"a_search"});
+    reject_unless(integrator, "energy", scene.integrator, {"a_search"});
+    if (scene.integrator == "newmark") {
+        settings.beta = integrator.optional<double>("beta", settings.beta);
+        if (!(settings.beta > 0.0 && settings.beta <= 0.5)) {
+            integrator.fail(
+                "beta", "must be in (0, 0.5]",
+                "use 0.25 (average acceleration); 0 would be explicit, which cannot keep contact");
+        }
+        settings.gamma = integrator.optional<double>("gamma", settings.gamma);
+        if (!(settings.gamma >= 0.5 && settings.gamma <= 1.0)) {
+            integrator.fail("gamma", "must be in [0.5, 1]",
+                            "use 0.5 (no numerical damping) or more to damp high frequencies");
+        }
+    }
+    if (scene.integrator == "a_search") {
+        settings.alpha_min = integrator.optional<double>("alpha_min", settings.alpha_min);
+        settings.alpha_max = integrator.optional<double>("alpha_max", settings.alpha_max);
+        if (!(settings.alpha_min >= 0.0 && settings.alpha_min <= settings.alpha_max &&
+              settings.alpha_max <= 4.0)) {
+            integrator.fail("alpha_max", "needs 0 <= alpha_min <= alpha_max <= 4",
+                            "use the paper's [0, 1.1]; above 1 a step may amplify a stiff mode by up to "
+                            "sqrt(alpha_max)");
+        }
+        JsonObject energy = integrator.optional_object("energy");
+        settings.energy = read_energy_target(energy);
+        energy.finish();
+    }
+}
+
 Material read_material(JsonObject& body) {
     JsonObject object = body.object("material");
     Material material;
@@ -282,11 +389,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     contact.finish();
 
     JsonObject integrator = root.optional_object("integrator");
-    scene.integrator = integrator.optional<std::string>("type", scene.integrator);
-    if (scene.integrator != "implicit_euler") {
-        integrator.fail("type", "unknown integrator '" + scene.integrator + "'",
-                        "use \"implicit_euler\" (the only integrator in this version)");
-    }
+    read_integrator(integrator, scene);
     integrator.finish();
 
     JsonObject solver = root.optional_object("solver");

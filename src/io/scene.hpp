@@ -99,6 +99,37 @@ struct AlOptions {
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
 };
 
+/// Integrator names accepted by `integrator.type` (A-search spec §2, §3).
+inline const std::vector<std::string>& integrator_types() {
+    static const std::vector<std::string> names{"implicit_euler",    "bdf2",     "newmark",
+                                                "implicit_midpoint", "a_search", "a1"};
+    return names;
+}
+
+/// One piece of an energy-target schedule (A-search spec §3.2): from time `from` (s) on, the target
+/// decays towards the ground energy with e-folding time `decay_time` (s); without one it is conserved
+/// (minus friction losses).
+struct EnergyDecay {
+    double from = 0.0;
+    std::optional<double> decay_time;
+};
+
+/// `integrator.energy`: A-search's energy target.
+struct EnergyTargetSettings {
+    double scale = 1.0;                ///< s0: the first target is s0 × the initial total energy
+    double ground_energy = 0.0;        ///< E_g, J, in the gravity datum of `gravitational_energy` (origin)
+    std::vector<EnergyDecay> schedule; ///< pieces by increasing `from`; empty: conservation
+};
+
+/// The parameters of `integrator` besides its type; each applies to the types named.
+struct IntegratorSettings {
+    double beta = 0.25;     ///< newmark β (> 0: implicit)
+    double gamma = 0.5;     ///< newmark γ
+    double alpha_min = 0.0; ///< a_search: α's clip interval
+    double alpha_max = 1.1;
+    EnergyTargetSettings energy; ///< a_search
+};
+
 struct Scene {
     std::string file;      ///< the scene file as given
     std::string directory; ///< folder of the scene file (mesh paths are relative to it)
@@ -109,8 +140,9 @@ struct Scene {
     std::vector<Body> bodies;
     std::vector<Obstacle> obstacles;
     Contact contact;
-    std::string integrator = "implicit_euler";
-    std::string solver = "ipc"; ///< "ipc" or "al"
+    std::string integrator = "implicit_euler"; ///< integrator.type
+    IntegratorSettings integrator_settings;    ///< the other integrator.* keys
+    std::string solver = "ipc";                ///< "ipc" or "al"
     AlOptions al;
     std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     int max_newton_iterations = 100;

@@ -213,7 +213,10 @@ std::pair<double, double> ElasticTerm::energy_change(const NodeField& x, const N
 }
 
 template <class Material>
-void ElasticTerm::evaluate_group(const Material& material, const NodeField& x, int group) {
+void ElasticTerm::evaluate_group(const Material& material,
+                                 const NodeField& x,
+                                 int group,
+                                 bool with_hessians) {
     const auto elements = m_groups[static_cast<std::size_t>(group)].elements;
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
     const auto dm_inverse = m_dm_inverse;
@@ -228,20 +231,23 @@ void ElasticTerm::evaluate_group(const Material& material, const NodeField& x, i
             load_corners(tets, x, e, q);
             kernels::Vec12 g;
             kernels::Mat12 H;
-            kernels::elastic_element(material, q, matrix_of(dm_inverse, e), volume(e), &g, &H);
+            kernels::elastic_element(material, q, matrix_of(dm_inverse, e), volume(e), &g,
+                                     with_hessians ? &H : nullptr);
             for (int i = 0; i < 12; ++i) {
                 gradients(e, i) = g(i);
-                for (int j = 0; j < 12; ++j) {
-                    hessians(e, i, j) = H(i, j);
+                if (with_hessians) {
+                    for (int j = 0; j < 12; ++j) {
+                        hessians(e, i, j) = H(i, j);
+                    }
                 }
             }
         });
 }
 
-void ElasticTerm::evaluate(const NodeField& x) {
+void ElasticTerm::evaluate(const NodeField& x, bool hessians) {
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         with_material(m_groups[g], [&](const auto& material) {
-            evaluate_group(material, x, static_cast<int>(g));
+            evaluate_group(material, x, static_cast<int>(g), hessians);
             return 0;
         });
     }

@@ -36,8 +36,9 @@ public:
     /// `trial` is inverted) and Σ |V ψ(x)|. This rank only.
     std::pair<double, double> energy_change(const NodeField& x, const NodeField& trial) const;
 
-    /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element.
-    void evaluate(const NodeField& x);
+    /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element; only
+    /// the gradients when `hessians` is false (the Hessians keep their old values).
+    void evaluate(const NodeField& x, bool hessians = true);
 
     /// Largest α in (0, 1] such that every neo-Hookean local element keeps at least 20% of its current
     /// volume along x + α p (IPC spec §7.4); 1 when no such element shrinks that much. This rank only.
@@ -59,7 +60,8 @@ public:
     template <class Material>
     std::pair<double, double>
     energy_change_of(const Material& material, const NodeField& x, const NodeField& trial, int group) const;
-    template <class Material> void evaluate_group(const Material& material, const NodeField& x, int group);
+    template <class Material>
+    void evaluate_group(const Material& material, const NodeField& x, int group, bool hessians);
 
 private:
     struct Group {

@@ -18,9 +18,13 @@ public:
     virtual ~EnergyTerm() = default;
     /// For logs and metrics, e.g. "barrier".
     virtual const char* name() const = 0;
-    /// False for dissipative terms (friction): energy bookkeeping (A-search) leaves them out.
+    /// False for dissipative terms (friction): energy bookkeeping (A-search) leaves them out of P and
+    /// books their work as a loss instead. A conservative term's weight · energy / (c h²) is stored
+    /// energy in J and its gradient, so scaled, a force (integrator.hpp).
     virtual bool conservative() const = 0;
-    /// Factor of local_energy in the potential (the barrier's κ; 1 for most terms).
+    /// Factor of local_energy in the potential (the barrier's κ; 1 for most terms). A method may change
+    /// it between steps (IPC's κ); A-search then rescales its cached energy and gradient of the term
+    /// and rebases its energy target (a_search.hpp).
     virtual double weight() const { return 1.0; }
     /// Σ over the pairs this rank counts of the unweighted term at surface positions xs (+∞ where the
     /// term is not defined, e.g. a barrier pair at zero distance). Device work, host result. Local.

@@ -190,6 +190,31 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
     return {totals[0], totals[1]};
 }
 
+void IncrementalPotential::potential_gradient(const NodeField& x, const Vec3& gravity, const NodeField& out) {
+    m_elastic.evaluate(x, false);
+    const auto mass = m_elastic.lumped_mass();
+    const auto element_gradient = m_elastic.gradients();
+    const auto node_offsets = m_matrix.node_source_offsets();
+    const auto node_sources = m_matrix.node_sources();
+    const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
+    // The row sums of assemble_elastic, in the same order.
+    Kokkos::parallel_for(
+        "intact::solver::potential_gradient_rows", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
+        KOKKOS_LAMBDA(const int r) {
+            double g[3] = {0.0, 0.0, 0.0};
+            for (int j = node_offsets(r); j < node_offsets(r + 1); ++j) {
+                const int e = node_sources(j) / 4;
+                const int a = node_sources(j) % 4;
+                for (int c = 0; c < 3; ++c) {
+                    g[c] += element_gradient(e, 3 * a + c);
+                }
+            }
+            out(r, 0) = g[0] - mass(r) * gx;
+            out(r, 1) = g[1] - mass(r) * gy;
+            out(r, 2) = g[2] - mass(r) * gz;
+        });
+}
+
 std::pair<double, double> IncrementalPotential::potential_energies(const NodeField& x,
                                                                    const Vec3& gravity) const {
     const auto mass = m_elastic.lumped_mass();

@@ -79,6 +79,10 @@ public:
                                             const StepProblem& problem,
                                             const std::vector<double>& at_x) const;
 
+    /// out(owned rows) = ∇(Ψ − Σ m g·x) at x: the conservative force without contact, negated (J/m), from
+    /// element gradients alone (no Hessians). Device work. Local.
+    void potential_gradient(const NodeField& x, const Vec3& gravity, const NodeField& out);
+
     /// Elastic energy Σ V ψ and gravitational energy −Σ m g·x over owned entries, summed over ranks.
     /// Collective.
     std::pair<double, double> potential_energies(const NodeField& x, const Vec3& gravity) const;

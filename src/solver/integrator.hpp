@@ -3,51 +3,171 @@
 /// @brief Time integrators written as one minimisation per step (IPC spec §1, A-search spec §2).
 ///
 /// Every implicit integrator here solves
-///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² P(x) + Σ terms(x),
+///     y* = argmin_y  ½ (y − x̂)ᵀ M (y − x̂) + c h² P(y) + Σ terms(y),
 /// P the conservative potential (elasticity + gravity), for a predictor x̂ and a weight c, then recovers
-/// velocities from x*. The integrator owns x̂ and whatever history it needs (the step's start for
-/// implicit Euler; more for BDF2, Newmark, midpoint and A-search): `begin_step` fills x̂ from the state,
-/// `end_step` turns the solver's x* into the new velocities.
+/// positions and velocities from y*. The integrator owns x̂ and whatever history it needs: `begin_step`
+/// fills the step's problem from the state, `end_step` turns the solver's y* into the new state. The
+/// solver minimises whatever it is handed, so every solver runs every integrator, contact included.
+///
+/// Contact and friction terms carry their own scale: IPC's κ balances the barrier against the
+/// potential's gradient, whose elastic part is c h² ∇Ψ, so κ B and friction (whose normal forces come
+/// from the barrier) are weighted like c h² P without the integrator touching them. A term's energy in
+/// joules is therefore weight · energy / (c h²) (EnergyModel).
+///
+/// History lives in named members (`m_start`, `m_previous_position`, `m_acceleration`, ...), so that a
+/// checkpoint can save and restore it.
 
 #include "src/core/types.hpp"
+#include "src/io/scene.hpp"
+#include "src/solver/step_problem.hpp"
+
+#include <mpi.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace intact::solver {
+
+/// This rank's shares of the conservative energies at one state (J), not reduced over ranks.
+struct LocalEnergies {
+    double elastic = 0.0;       ///< Σ V ψ over owned elements
+    double gravitational = 0.0; ///< −Σ m g·x over owned nodes (datum: the origin)
+    std::vector<double> terms;  ///< per conservative term: weight · energy / (c h²)
+    double contact() const {
+        double sum = 0.0;
+        for (double e : terms) {
+            sum += e;
+        }
+        return sum;
+    }
+};
+
+/// What integrators evaluate of the potential besides the step's solve: P and ∇P at a state (Newmark's
+/// first acceleration, A-search's force difference and energy), the friction work of a step, the mass
+/// and the node layout. Simulation provides it over the incremental potential (energy_model.hpp);
+/// tests provide closed-form oscillators.
+class EnergyModel {
+public:
+    virtual ~EnergyModel() = default;
+    virtual MPI_Comm comm() const = 0;
+    virtual int num_owned() const = 0;
+    /// Lumped nodal masses (kg), complete for owned rows; 1 free / 0 prescribed per local row.
+    virtual Kokkos::View<const double*, MemSpace> lumped_mass() const = 0;
+    virtual Kokkos::View<const double*, MemSpace> free_mask() const = 0;
+    /// Owner rows → ghost rows of a node field. Collective.
+    virtual void gather(const NodeField& field) = 0;
+    /// Number of conservative energy terms beyond elasticity and gravity (IPC: the barrier).
+    virtual int num_terms() const = 0;
+    /// The weight each of those terms has now (the barrier's κ), to rebase energies when it changes.
+    virtual std::vector<double> term_weights() const = 0;
+    /// Energies at x, whose contact the caller has made current (solvers leave it at their result), and
+    /// when `gradient` has rows, ∇(Ψ + gravity) (J/m, owned rows) there, and per term, when
+    /// `term_gradients` is not empty, its gradient (same scale as LocalEnergies::terms). `ch2` = c h² of
+    /// the step whose terms these are. Device work; collective only through contact gathers.
+    virtual LocalEnergies conservative(const NodeField& x,
+                                       double ch2,
+                                       const NodeField& gradient,
+                                       const std::vector<NodeField>& term_gradients) = 0;
+    /// This rank's share of the work the dissipative terms (friction) take from the step start → x,
+    /// ∇D(x)·(x − start) / (c h²) over owned rows (A-search spec §4, the general-mollifier form), J.
+    virtual double dissipated_work(const NodeField& x, const NodeField& start, double ch2) = 0;
+};
+
+/// A-search's numbers of the last step, for metrics.
+struct EnergyControl {
+    std::optional<double> target; ///< Tⁿ⁺¹, J (A-search; none for A-1)
+    std::optional<double> alpha;  ///< α of the velocity update (none before the first step)
+    double dissipated = 0.0;      ///< Dⁿ⁺¹: friction work of the step, J
+};
 
 class Integrator {
 public:
     virtual ~Integrator() = default;
     virtual std::string name() const = 0;
-    /// Weight c of h² P(x) in the incremental potential.
-    virtual double potential_weight() const = 0;
-    /// Remember what the step needs from the state at its start and compute x̂ (rows: local nodes).
-    /// Device.
-    virtual void begin_step(double h, const NodeField& x, const NodeField& v) = 0;
-    /// The inertial target x̂ of the current step.
-    virtual NodeField x_hat() const = 0;
-    /// New velocities v from the step's end x (after begin_step). Device.
-    virtual void end_step(double h, const NodeField& x, const NodeField& v) = 0;
+    /// What the first step needs from the initial state (Newmark: a₀; A-search: H₀, ∇P(x₀)). The contact
+    /// model must be current at x. Collective.
+    virtual void start(const NodeField& /*x*/, const NodeField& /*v*/) {}
+    /// The step's problem from the state at its start: x̂ (rows: local nodes), c, h and θ; gravity is the
+    /// caller's. Device.
+    virtual StepProblem begin_step(double h, const NodeField& x, const NodeField& v) = 0;
+    /// The new state from the solver's result y* in x (after begin_step): x and v are overwritten (ghost
+    /// rows included). The contact model is current at y*. Collective.
+    virtual void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) = 0;
+    /// A-search's α, target and friction loss of the last step; none for the other integrators.
+    virtual std::optional<EnergyControl> control() const { return std::nullopt; }
 };
 
-/// Backward (implicit) Euler: x̂ = xᵗ + h vᵗ, c = 1, vᵗ⁺¹ = (xᵗ⁺¹ − xᵗ) / h. First order, dissipative.
-class ImplicitEuler final : public Integrator {
+/// Backward (implicit) Euler: x̂ = xⁿ + h vⁿ, c = 1, vⁿ⁺¹ = (xⁿ⁺¹ − xⁿ) / h. First order, dissipative
+/// (amplification 1 / √(1 + h²ω²) per step).
+class ImplicitEuler : public Integrator {
 public:
     /// @param num_local rows of the node fields
     explicit ImplicitEuler(int num_local);
     std::string name() const override { return "implicit_euler"; }
-    double potential_weight() const override { return 1.0; }
-    void begin_step(double h, const NodeField& x, const NodeField& v) override;
-    NodeField x_hat() const override { return m_x_hat; }
-    void end_step(double h, const NodeField& x, const NodeField& v) override;
+    StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
+    void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+
+protected:
+    NodeField m_x_hat; ///< x̂ of the current step
+    NodeField m_start; ///< xⁿ, the step's start
+};
+
+/// BDF2 (spec §2.6): x̂ = 4/3 xⁿ − 1/3 xⁿ⁻¹ + 8/9 h vⁿ − 2/9 h vⁿ⁻¹, c = 4/9,
+/// vⁿ⁺¹ = (3 xⁿ⁺¹ − 4 xⁿ + xⁿ⁻¹) / (2h). Second order; the first step (no xⁿ⁻¹ yet) is implicit Euler.
+class Bdf2 final : public Integrator {
+public:
+    explicit Bdf2(int num_local);
+    std::string name() const override { return "bdf2"; }
+    StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
+    void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
 
 private:
-    NodeField m_x_hat; ///< x̂ of the current step
-    NodeField m_start; ///< xᵗ
+    NodeField m_x_hat;
+    NodeField m_start;             ///< xⁿ
+    NodeField m_start_velocity;    ///< vⁿ
+    NodeField m_previous_position; ///< xⁿ⁻¹
+    NodeField m_previous_velocity; ///< vⁿ⁻¹
+    int m_steps_taken = 0;         ///< 0: the next step is the implicit-Euler start-up
+};
+
+/// Newmark (spec §2.7), implicit: x̂ = xⁿ + h vⁿ + (½ − β) h² aⁿ, c = β,
+/// aⁿ⁺¹ = (xⁿ⁺¹ − x̂) / (β h²), vⁿ⁺¹ = vⁿ + h ((1 − γ) aⁿ + γ aⁿ⁺¹). (β, γ) = (¼, ½), the average
+/// acceleration rule, is second order and conserves a linear oscillator's energy; γ > ½ damps.
+/// a⁰ = −M⁻¹ ∇P(x⁰) on free rows (0 on prescribed rows); later a's include contact and friction.
+class Newmark final : public Integrator {
+public:
+    Newmark(EnergyModel& model, int num_local, double beta, double gamma);
+    std::string name() const override { return "newmark"; }
+    void start(const NodeField& x, const NodeField& v) override;
+    StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
+    void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+
+private:
+    EnergyModel& m_model;
+    double m_beta;
+    double m_gamma;
+    NodeField m_x_hat;
+    NodeField m_acceleration; ///< aⁿ (m/s²)
+};
+
+/// Implicit midpoint (spec §2.4, θ = ½): the solve finds y = (xⁿ + xⁿ⁺¹)/2 with x̂ = xⁿ + (h/2) vⁿ and
+/// c = ¼; then xⁿ⁺¹ = 2y − xⁿ, vⁿ⁺¹ = 4 (y − xⁿ)/h − vⁿ. Symplectic and second order, but P is only ever
+/// evaluated at y: xⁿ⁺¹ itself may be inverted or penetrating (not stiffly accurate).
+class ImplicitMidpoint final : public Integrator {
+public:
+    explicit ImplicitMidpoint(int num_local);
+    std::string name() const override { return "implicit_midpoint"; }
+    StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
+    void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+
+private:
+    NodeField m_x_hat;
+    NodeField m_start; ///< xⁿ
 };
 
 /// The integrator named by the scene's `integrator.type`, for node fields of `num_local` rows.
-std::unique_ptr<Integrator> make_integrator(const std::string& type, int num_local);
+std::unique_ptr<Integrator> make_integrator(const io::Scene& scene, EnergyModel& model, int num_local);
 
 } // namespace intact::solver

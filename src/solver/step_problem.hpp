@@ -21,6 +21,9 @@ struct StepProblem {
     double h = 0.0;      ///< time step, s
     double weight = 1.0; ///< c, the weight of h² (Ψ + gravity) (1 for implicit Euler)
     Vec3 gravity{};      ///< m/s²
+    /// The solve's positions are the state at t + θ h: 1, except ½ for implicit midpoint (whose solve
+    /// finds the midpoint y); prescribed nodes and obstacles are placed for that time.
+    double theta = 1.0;
 };
 
 /// Wall seconds of a step's phases on this rank (each after a fence). Methods fill those they have.

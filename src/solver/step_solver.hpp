@@ -45,7 +45,8 @@ public:
     virtual const char* name() const = 0;
     /// Minimise the step's potential starting from x (feasible, ghost rows current; the boundary's
     /// begin_step done). On return x holds the step's end, prescribed rows on their targets, ghost rows
-    /// current. Collective.
+    /// current, and the contact model (when there is one) is gathered at x with its pairs there: the
+    /// integrator evaluates the energy terms there (integrator.hpp). Collective.
     virtual StepResult solve(const NodeField& x, const StepProblem& problem) = 0;
 };
 

@@ -148,6 +148,55 @@ TEST(Scene, RejectsImpossibleValues) {
     }
 }
 
+TEST(Scene, ReadsAndValidatesIntegratorSettings) {
+    auto document = intact::test::box_scene();
+    document["integrator"] = {{"type", "a_search"},
+                              {"alpha_max", 1.2},
+                              {"energy",
+                               {{"scale", 0.95},
+                                {"ground_energy", 2.0},
+                                {"schedule", {{{"from", 1.0}, {"decay_time", 1.0}}, {{"from", 1.5}}}}}}};
+    const auto scene = parse_scene(document, "s.json");
+    EXPECT_EQ(scene.integrator, "a_search");
+    EXPECT_EQ(scene.integrator_settings.alpha_min, 0.0);
+    EXPECT_EQ(scene.integrator_settings.alpha_max, 1.2);
+    EXPECT_EQ(scene.integrator_settings.energy.scale, 0.95);
+    ASSERT_EQ(scene.integrator_settings.energy.schedule.size(), 2u);
+    EXPECT_EQ(*scene.integrator_settings.energy.schedule[0].decay_time, 1.0);
+    EXPECT_FALSE(scene.integrator_settings.energy.schedule[1].decay_time);
+    document["integrator"] = {{"type", "a_search"}, {"energy", {{"decay_time", 2.0}, {"decay_start", 0.5}}}};
+    const auto decay = parse_scene(document, "s.json").integrator_settings.energy.schedule;
+    ASSERT_EQ(decay.size(), 1u);
+    EXPECT_EQ(decay[0].from, 0.5);
+    document["integrator"] = {{"type", "newmark"}, {"beta", 0.3}, {"gamma", 0.6}};
+    EXPECT_EQ(parse_scene(document, "s.json").integrator_settings.gamma, 0.6);
+
+    const std::vector<std::tuple<nlohmann::json, std::string, std::string>> cases{
+        {{{"type", "bdf2"}, {"beta", 0.3}}, "integrator.beta", "applies to integrator.type \"newmark\" only"},
+        {{{"type", "a1"}, {"energy", {{"scale", 1.0}}}}, "integrator.energy", "\"a_search\" only"},
+        {{{"type", "newmark"}, {"beta", 0.0}}, "integrator.beta", "(0, 0.5]"},
+        {{{"type", "newmark"}, {"gamma", 0.4}}, "integrator.gamma", "[0.5, 1]"},
+        {{{"type", "a_search"}, {"alpha_min", 1.2}}, "integrator.alpha_max", "alpha_min <= alpha_max"},
+        {{{"type", "a_search"}, {"energy", {{"decay_time", -1.0}}}}, "integrator.energy.decay_time", "> 0"},
+        {{{"type", "a_search"}, {"energy", {{"decay_start", 1.0}}}},
+         "integrator.energy.decay_start",
+         "needs decay_time"},
+        {{{"type", "a_search"}, {"energy", {{"decay_time", 1.0}, {"schedule", nlohmann::json::array()}}}},
+         "integrator.energy.schedule",
+         "cannot be combined"},
+        {{{"type", "a_search"}, {"energy", {{"schedule", {{{"from", 1.0}}, {{"from", 0.5}}}}}}},
+         "integrator.energy.schedule[1].from",
+         "increase"},
+        {{{"type", "a_search"}, {"energy", {{"scale", 0.0}}}}, "integrator.energy.scale", "> 0"},
+        {{{"type", "a_search"}, {"energy", {{"tau", 1.0}}}}, "integrator.energy.tau", "unknown key"},
+    };
+    for (const auto& [integrator, key, words] : cases) {
+        document["integrator"] = integrator;
+        SCOPED_TRACE(key);
+        expect_scene_error(document, key, words);
+    }
+}
+
 TEST(Scene, RequiresEssentialKeys) {
     auto document = intact::test::box_scene();
     document["time"].erase("dt");

@@ -1,0 +1,93 @@
+#pragma once
+/// @file a_search.hpp
+/// @brief A-1 and A-search (A-search spec §2.10–§3.6): the implicit-Euler solve for positions, then the
+/// velocity vⁿ⁺¹ = w − α Dv with w = (xⁿ⁺¹ − xⁿ)/h and Dv = h M⁻¹ (∇P(xⁿ) − ∇P(xⁿ⁺¹)), the
+/// conservative force difference. A-1 takes α = 1; A-search picks α per step so that the total energy
+///     H(α) = P(xⁿ⁺¹) + ½ ‖w − α Dv‖²_M = a α² + b α + c0,  a = ½‖Dv‖²_M, b = −⟨w, Dv⟩_M, c0 = P + ½‖w‖²_M
+/// meets an energy target T (EnergyTarget), clipped to [α_min, α_max]. Positions are exactly the
+/// implicit-Euler minimiser, so whatever the solver guarantees (no penetration, no inversion) holds.
+///
+/// Distribution (spec §7): one reduction per step of [Ψ, gravity, each conservative term, KW, WD, DD, D]
+/// to rank 0 and one broadcast of the reduced numbers, so every rank computes the same α from the same
+/// bits. Friction is not part of P: it acts inside the solve and its work D enters the target.
+///
+/// Barrier stiffness: when a conservative term's weight changes between steps (IPC's κ starts afresh
+/// every step and may double), P changes definition; the cached ∇P(xⁿ) and energy of that term are
+/// rescaled to the new weight and the target is rebased by the energy difference at xⁿ (spec §3.6).
+
+#include "src/solver/integrator.hpp"
+
+#include <array>
+
+namespace intact::solver {
+
+/// α from H(α) = a α² + b α + c0 = target (spec §3.3): the real root closest to 1; when the parabola
+/// is flat (Dv ≈ 0) α_max if the energy is short, else 1; when no root exists (the target lies below
+/// every reachable energy) α_min; clipped to [α_min, α_max]. Host.
+double solve_alpha(double a, double b, double c0, double target, double alpha_min, double alpha_max);
+
+/// The energy target schedule (spec §3.2): T₀ = s₀ H₀; per step Tⁿ⁺¹ = E_g + e^(−h/τ) (Tⁿ − E_g − Dⁿ⁺¹)
+/// while a decay piece is in effect at the step's start time, Tⁿ⁺¹ = Tⁿ − Dⁿ⁺¹ otherwise (this step's
+/// friction loss, not the previous step's as in the paper's Alg. 1: the loss is known when the target
+/// is set). τ is an e-folding time.
+class EnergyTarget {
+public:
+    explicit EnergyTarget(io::EnergyTargetSettings settings) : m_settings(std::move(settings)) {}
+    void start(double initial_energy) { m_target = m_settings.scale * initial_energy; }
+    /// Add `delta` J (a rebase when P changed definition).
+    void rebase(double delta) { m_target += delta; }
+    /// The target at the end of the step [t, t + h] that lost `dissipated` J to friction.
+    double advance(double t, double h, double dissipated);
+    double value() const { return m_target; }
+
+private:
+    io::EnergyTargetSettings m_settings;
+    double m_target = 0.0; ///< Tⁿ
+};
+
+class ASearch final : public ImplicitEuler {
+public:
+    /// `fixed_alpha`: A-1 (α = 1 always, no target); else A-search with the scene's α range and target.
+    /// @param h the run's time step (s), for the energies of the start
+    ASearch(EnergyModel& model,
+            int num_local,
+            double h,
+            const io::IntegratorSettings& settings,
+            bool fixed_alpha);
+    std::string name() const override { return m_fixed_alpha ? "a1" : "a_search"; }
+    void start(const NodeField& x, const NodeField& v) override;
+    void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    std::optional<EnergyControl> control() const override { return m_control; }
+
+    /// Steps of end_step, public only because CUDA lambdas must live in public member functions.
+    /// Dv = h M⁻¹ (∇P(xⁿ) − ∇P(xⁿ⁺¹)) on free owned rows, with the start's term gradients rescaled by
+    /// `ratios`; returns this rank's [KW, WD, DD] with w in v.
+    std::array<double, 3> force_difference(double h, const NodeField& v, const std::vector<double>& ratios);
+    /// v = w − α Dv on owned rows.
+    void correct_velocity(double alpha, const NodeField& v);
+    /// This rank's kinetic energy ½ Σ m |v|² over owned rows.
+    double kinetic_energy(const NodeField& v) const;
+
+private:
+    /// Reduce `local` over ranks to rank 0 and broadcast the sums: the same bits on every rank.
+    std::vector<double> reduce_everywhere(std::vector<double> local) const;
+
+    EnergyModel& m_model;
+    double m_h;
+    bool m_fixed_alpha;
+    double m_alpha_min;
+    double m_alpha_max;
+    EnergyTarget m_target;  ///< Tⁿ (history)
+    NodeField m_correction; ///< Dv of the current step (owned rows)
+    /// ∇(Ψ + gravity) at the step's start xⁿ and at its end (swapped after each step): history.
+    NodeField m_start_gradient, m_end_gradient;
+    /// Per conservative term: its gradient at xⁿ and at xⁿ⁺¹ (J/m), its energy at xⁿ (J) and its weight
+    /// then: history, so that a weight change can be rescaled instead of re-evaluated.
+    std::vector<NodeField> m_start_term_gradients, m_end_term_gradients;
+    std::vector<double> m_start_term_energies;
+    std::vector<double> m_start_term_weights;
+    int m_steps_taken = 0; ///< n: the schedule's clock is n h (history)
+    std::optional<EnergyControl> m_control;
+};
+
+} // namespace intact::solver
