@@ -68,6 +68,9 @@ public:
     std::array<double, 3> energies() const;
 
 private:
+    /// Start-up: an error when surfaces touch or cross, a warning naming the closest pair when it is
+    /// within d̂. Collective.
+    void check_initial_contact(double dhat);
     void write_output(int step, double time);
     void write_metrics(int step, const solver::StepResult& result, double wall_seconds);
 
