@@ -7,6 +7,7 @@
 #include "partition/ownership.hpp"
 #include "partition/partition_file.hpp"
 #include "partition/partition_stats.hpp"
+#include "src/contact/initial_contact.hpp"
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
 #include "src/io/json_reader.hpp"
@@ -129,7 +130,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_energy_model = std::make_unique<solver::SceneEnergyModel>(*m_potential, *m_halo, m_scene.gravity);
     m_integrator = solver::make_integrator(m_scene, *m_energy_model, m_local.num_local_nodes());
 
-    // Newton tolerance default (IPC spec §3): ε_d = 1e-2 · l, l the rest bounding-box diagonal.
+    // The stopping rule's tolerances (solver/stopping_rule.hpp) scale with l, the rest bounding-box diagonal.
     double diagonal = 0.0;
     {
         Vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
@@ -146,30 +147,21 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         }
         diagonal = std::sqrt(extent2);
     }
-    m_newton_settings.tolerance = m_scene.newton_tolerance ? *m_scene.newton_tolerance : 1e-2 * diagonal;
+    m_newton_settings.stop = solver::stopping_tolerances(m_scene, diagonal);
     m_newton_settings.max_iterations = m_scene.max_newton_iterations;
     m_newton_settings.friction_iterations = m_scene.contact.friction_iterations;
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
-    m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.tolerance;
+    m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
+    m_scene.resolved["solver"]["acceleration_tolerance"] = m_newton_settings.stop.acceleration;
 
-    // Contact: the bodies' boundaries and the obstacles; the start must be farther apart than d̂.
+    // Contact: the bodies' boundaries and the obstacles. The start may be closer than d̂ (a warning), but
+    // nothing may touch or cross.
     if (m_scene.contact.enabled) {
         m_contact = std::make_unique<contact::ContactModel>(comm, *m_surface, dhat);
         m_surface->begin_step(m_x);
         m_contact->update(m_x, m_boundary->obstacle_positions());
-        const std::string close = m_contact->first_close_pair();
-        if (!close.empty()) {
-            std::string names;
-            for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
-                names += (b == 0 ? "" : ", ") + std::to_string(b) + " = '" + m_scene.bodies[b].name + "'";
-            }
-            throw InputError(io::input_error_message(
-                m_scene.file, "bodies",
-                "the initial state is in contact or intersecting: " + close +
-                    ", closer than dhat = " + std::to_string(dhat) + " m (bodies: " + names + ")",
-                "move the bodies (and obstacles) apart by more than dhat, or lower contact.dhat"));
-        }
+        check_initial_contact(dhat);
     }
     m_solver = solver::make_step_solver(
         solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary, m_contact.get(), diagonal},
@@ -205,6 +197,34 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                 << " tetrahedra, " << m_size << " ranks, " << m_setup_seconds << " s";
 }
 
+void Simulation::check_initial_contact(double dhat) {
+    // IPC needs a feasible start: every distance positive (contact/initial_contact.hpp). Between 0 and d̂
+    // the barrier is finite, so such a start is run, with the closest pair named.
+    std::string names;
+    for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
+        names += (b == 0 ? "" : ", ") + std::to_string(b) + " = '" + m_scene.bodies[b].name + "'";
+    }
+    std::string crossing;
+    if (m_rank == 0) {
+        crossing = contact::first_meeting_triangles(*m_surface);
+    }
+    crossing = comm::agree_on_error(m_comm, crossing);
+    const auto closest = m_contact->closest_pair();
+    if (!crossing.empty() || closest.distance == 0.0) {
+        throw InputError(io::input_error_message(
+            m_scene.file, "bodies",
+            "the initial state touches or intersects: " + (crossing.empty() ? closest.text : crossing) +
+                " (bodies: " + names + ")",
+            "move the bodies (and obstacles) apart; a gap smaller than dhat = " + std::to_string(dhat) +
+                " m is allowed"));
+    }
+    if (closest.distance < dhat) {
+        log::warn() << "the initial state is closer than dhat = " << dhat << " m: " << closest.text
+                    << " (bodies: " << names
+                    << "); the barrier is finite there and pushes the pair apart in the first steps";
+    }
+}
+
 std::string Simulation::pvd_path() const {
     return m_vtk->pvd_path();
 }
@@ -219,8 +239,8 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
         failures += result.converged ? 0 : 1;
         log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
-                    << result.linear_iterations << "  |dx|/h " << result.residual << " m/s"
-                    << (result.converged ? "" : "  NOT CONVERGED")
+                    << result.linear_iterations << "  |dx|/h " << result.residual << " m/s  |r|/m "
+                    << result.residual_acceleration << " m/s^2" << (result.converged ? "" : "  NOT CONVERGED")
                     << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
                     << " s";
         write_metrics(m_step, result, wall);
@@ -233,7 +253,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     }
     if (failures > 0) {
         log::warn() << failures << " of " << m_scene.steps
-                    << " steps did not reach the Newton tolerance within solver.max_newton_iterations; see "
+                    << " steps did not meet the stopping rule within solver.max_newton_iterations; see "
                        "\"converged\" in metrics.jsonl";
     }
 }
@@ -291,6 +311,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"newton_iterations", result.iterations},
              {"linear_iterations", result.linear_iterations},
              {"newton_residual", result.residual},
+             {"residual_acceleration", result.residual_acceleration},
              {"converged", step == 0 ? true : result.converged},
              {"line_search_failed", result.line_search_failed},
              {"contact_pairs", result.contact_pairs},

@@ -2,9 +2,12 @@
 
 #include "comm/collectives.hpp"
 #include "src/contact/ccd.hpp"
+#include "src/contact/initial_contact.hpp"
 #include "src/contact/pair_geometry.hpp"
+#include "src/core/error.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -98,47 +101,56 @@ long long ContactModel::count_active_pairs() const {
     return comm::allreduce_sum(m_comm, count);
 }
 
-std::string ContactModel::describe_row(int s) const {
-    const auto& body_of = m_surface.vertex_body();
-    const int body = body_of[static_cast<std::size_t>(s)];
-    if (body >= 0) {
-        return "body " + std::to_string(body) + " node " +
-               std::to_string(m_surface.vertex_gid()[static_cast<std::size_t>(s)]);
-    }
-    int first = s; // obstacle rows of one obstacle are contiguous
-    while (first > 0 && body_of[static_cast<std::size_t>(first - 1)] == body) {
-        --first;
-    }
-    return "obstacles[" + std::to_string(-1 - body) + "] vertex " + std::to_string(s - first);
-}
-
-std::string ContactModel::first_close_pair() const {
-    // The first active pair this rank owns (pairs are sorted, so every run names the same one), found
-    // and measured on the device; only that pair reaches the host. Start-up only.
+ContactModel::PairReport ContactModel::closest_pair() const {
+    // The smallest squared distance among this rank's owned active pairs, then the first pair at it (two
+    // reductions, so the pair does not depend on thread order); only that pair reaches the host.
+    // Start-up only.
     const auto kind = m_active.kind;
     const auto rows = m_active.rows;
     const SurfaceTopology topo = topology();
     const ConstSurfaceField xs = m_xs;
+    const double none = std::numeric_limits<double>::infinity();
+    double smallest = none;
+    Kokkos::parallel_reduce(
+        "intact::contact::closest_owned_pair", Kokkos::RangePolicy<ExecSpace>(0, m_active.count),
+        KOKKOS_LAMBDA(const int k, double& value) {
+            const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+            if (owns_pair(kind(k), r, topo)) {
+                const double s = pair_squared_distance(kind(k), r, xs, topo);
+                value = s < value ? s : value;
+            }
+        },
+        Kokkos::Min<double>(smallest));
+    if (!(smallest < std::numeric_limits<double>::max())) {
+        smallest = none; // no owned active pair (the reduction's identity is the largest double)
+    }
     int first = m_active.count;
     Kokkos::parallel_reduce(
-        "intact::contact::first_owned_pair", Kokkos::RangePolicy<ExecSpace>(0, m_active.count),
-        KOKKOS_LAMBDA(const int k, int& smallest) {
+        "intact::contact::first_pair_at", Kokkos::RangePolicy<ExecSpace>(0, m_active.count),
+        KOKKOS_LAMBDA(const int k, int& index) {
             const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-            if (owns_pair(kind(k), r, topo) && k < smallest) {
-                smallest = k;
+            if (k < index && owns_pair(kind(k), r, topo) &&
+                pair_squared_distance(kind(k), r, xs, topo) == smallest) {
+                index = k;
             }
         },
         Kokkos::Min<int>(first));
-    std::string found;
-    if (first < m_active.count) {
-        double s = 0.0;
-        Kokkos::parallel_reduce(
-            "intact::contact::first_pair_distance", Kokkos::RangePolicy<ExecSpace>(first, first + 1),
-            KOKKOS_LAMBDA(const int k, double& value) {
-                const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-                value = pair_squared_distance(kind(k), r, xs, topo);
-            },
-            s);
+
+    // The rank holding the global minimum describes its pair and broadcasts the text.
+    int rank = 0;
+    MPI_Comm_rank(m_comm, &rank);
+    struct {
+        double value;
+        int rank;
+    } mine{smallest, rank}, best{};
+    INTACT_CHECK_MPI(MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, m_comm));
+    PairReport report;
+    report.distance = std::sqrt(best.value);
+    if (best.value == none) {
+        return report;
+    }
+    if (rank == best.rank) {
+        INTACT_REQUIRE(first < m_active.count, "the closest pair's distance was not found again");
         const auto pair_kind = Kokkos::create_mirror_view_and_copy(
             HostSpace(), Kokkos::subview(kind, std::make_pair(first, first + 1)));
         const auto pair_rows = Kokkos::create_mirror_view_and_copy(
@@ -147,16 +159,27 @@ std::string ContactModel::first_close_pair() const {
         std::ostringstream text;
         text.precision(6);
         if (pair_kind(0) == k_point_plane) {
-            text << describe_row(r[0]) << " is at distance " << std::sqrt(s) << " m from obstacles["
-                 << m_surface.planes()[static_cast<std::size_t>(r[1])].obstacle << "] (plane)";
+            text << describe_surface_row(m_surface, r[0]);
+            if (best.value > 0.0) {
+                text << " is at distance " << report.distance << " m from";
+            } else {
+                text << " is on or behind";
+            }
+            text << " obstacles[" << m_surface.planes()[static_cast<std::size_t>(r[1])].obstacle
+                 << "] (plane)";
         } else {
             text << (pair_kind(0) == k_point_triangle ? "point-triangle" : "edge-edge") << " pair ("
-                 << describe_row(r[0]) << ", " << describe_row(r[1]) << ", " << describe_row(r[2]) << ", "
-                 << describe_row(r[3]) << ") is at distance " << std::sqrt(s) << " m";
+                 << describe_surface_row(m_surface, r[0]) << ", " << describe_surface_row(m_surface, r[1])
+                 << ", " << describe_surface_row(m_surface, r[2]) << ", "
+                 << describe_surface_row(m_surface, r[3]) << ") is at distance " << report.distance << " m";
         }
-        found = text.str();
+        report.text = text.str();
     }
-    return comm::agree_on_error(m_comm, found);
+    int length = static_cast<int>(report.text.size());
+    INTACT_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, best.rank, m_comm));
+    report.text.resize(static_cast<std::size_t>(length));
+    INTACT_CHECK_MPI(MPI_Bcast(report.text.data(), length, MPI_CHAR, best.rank, m_comm));
+    return report;
 }
 
 } // namespace intact::contact

@@ -78,9 +78,15 @@ public:
     double min_squared_distance() const;
     /// Active pairs at positions() counted once over all ranks. Collective.
     long long count_active_pairs() const;
-    /// The first active pair this rank owns at positions(), described for a start-up error ("body B node
-    /// G ..."), or empty; the same text on every rank. Collective.
-    std::string first_close_pair() const;
+    /// The closest active pair at positions() over all ranks (ties: the lowest rank, then the first in the
+    /// pair order), for the start-up check: its distance (m; +inf without active pairs; 0 for a vertex on
+    /// or behind a plane) and a description ("body B node G ... is at distance d m"), the same on every
+    /// rank. Collective.
+    struct PairReport {
+        double distance = 0.0;
+        std::string text;
+    };
+    PairReport closest_pair() const;
 
 private:
     std::string describe_row(int s) const;

@@ -6,10 +6,43 @@
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
 namespace intact {
+
+namespace {
+
+/// While alive, whatever is written to standard output goes to standard error. Kokkos prints its start-up
+/// notices (e.g. OpenMP's OMP_PROC_BIND advice) with printf; standard output belongs to the program's
+/// answers (`intact geometry`, `check`, `ccd-bench` are read by scripts), so the notices go to stderr.
+class StdoutToStderr {
+public:
+    StdoutToStderr() {
+        std::fflush(stdout);
+        m_saved = dup(STDOUT_FILENO);
+        if (m_saved >= 0) {
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        }
+    }
+    ~StdoutToStderr() {
+        std::fflush(stdout);
+        if (m_saved >= 0) {
+            dup2(m_saved, STDOUT_FILENO);
+            close(m_saved);
+        }
+    }
+    StdoutToStderr(const StdoutToStderr&) = delete;
+    StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+private:
+    int m_saved = -1;
+};
+
+} // namespace
 
 Runtime::Runtime(int& argc, char**& argv) {
     int provided = 0;
@@ -29,6 +62,7 @@ Runtime::Runtime(int& argc, char**& argv) {
     MPI_Get_processor_name(host, &length);
     m_host.assign(host, static_cast<std::size_t>(length));
 
+    const StdoutToStderr notices_to_stderr;
 #if KOKKOS_VERSION >= 30700
     Kokkos::InitializationSettings settings;
 #ifdef KOKKOS_ENABLE_CUDA
@@ -47,7 +81,11 @@ Runtime::Runtime(int& argc, char**& argv) {
 }
 
 Runtime::~Runtime() {
-    Kokkos::finalize();
+    {
+        std::fflush(stdout); // the program's answers first
+        const StdoutToStderr notices_to_stderr;
+        Kokkos::finalize();
+    }
     MPI_Finalize();
 }
 

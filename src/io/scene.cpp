@@ -449,6 +449,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         require_positive(solver, "newton_tolerance", *scene.newton_tolerance,
                          "give the Newton tolerance in m/s (‖Δx‖∞ / h), e.g. 1e-3");
     }
+    if (solver.has("acceleration_tolerance")) {
+        scene.acceleration_tolerance = solver.required<double>("acceleration_tolerance");
+        require_positive(solver, "acceleration_tolerance", *scene.acceleration_tolerance,
+                         "give the largest unbalanced force per mass in m/s² at which a step may end, "
+                         "e.g. 1e-3");
+    }
     scene.max_newton_iterations = solver.optional<int>("max_newton_iterations", scene.max_newton_iterations);
     if (scene.max_newton_iterations < 1) {
         solver.fail("max_newton_iterations", "must be >= 1", "allow at least one Newton iteration, e.g. 100");

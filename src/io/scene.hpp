@@ -144,7 +144,8 @@ struct Scene {
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
     std::string solver = "ipc";                ///< "ipc" or "al"
     AlOptions al;
-    std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
+    std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second
+    std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)
     int max_newton_iterations = 100;
     double linear_tolerance = 1e-5; ///< relative residual of PCG
     int max_linear_iterations = 2000;

@@ -6,6 +6,7 @@
 #include "src/core/log.hpp"
 #include "src/core/phase_timer.hpp"
 #include "src/solver/line_search.hpp"
+#include "src/solver/stopping_rule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -95,21 +96,6 @@ void AlSolver::axpy(const NodeField& a, double s, const NodeField& b, const Node
         });
 }
 
-double AlSolver::direction_max() const {
-    const auto p = m_direction;
-    double p_max = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::al_direction_max", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
-        KOKKOS_LAMBDA(const int i, double& largest) {
-            for (int c = 0; c < 3; ++c) {
-                const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
-                largest = v > largest ? v : largest;
-            }
-        },
-        Kokkos::Max<double>(p_max));
-    return comm::allreduce_max(m_parts.comm, p_max);
-}
-
 double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
     // The segment x → y: its remaining boundary motion, the inversion bound, the CCD of its swept
     // candidates (one time per pair), α their global MIN, and the new pairs that collide on it.
@@ -185,7 +171,8 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
             result.linear_iterations += linear.iterations;
         }
         ++iterations;
-        if (direction_max() <= 1e-3 * m_settings.tolerance * problem.h) {
+        if (max_norm(m_parts.comm, m_direction, m_potential.num_owned()) <=
+            1e-3 * m_settings.stop.velocity * problem.h) {
             // Far below the solve's resolution: E's change would be round-off, which a strict decrease
             // test may reject (spec §2.6). Take it whole; that is a full step.
             axpy(m_y, 1.0, m_direction, m_y);

@@ -83,8 +83,6 @@ public:
     void negate_gradient();
     /// Public for CUDA lambdas: out = a + s b on every local row.
     static void axpy(const NodeField& a, double s, const NodeField& b, const NodeField& out);
-    /// Public for CUDA lambdas: ‖p‖∞ over owned rows and ranks. Collective.
-    double direction_max() const;
 
 private:
     double advance_segment(const NodeField& x, PhaseSeconds& seconds);

@@ -114,21 +114,6 @@ void IpcSolver::compute_rhs() {
         });
 }
 
-double IpcSolver::direction_max() const {
-    const auto p = m_direction;
-    double p_max = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::direction_max", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
-        KOKKOS_LAMBDA(const int i, double& largest) {
-            for (int c = 0; c < 3; ++c) {
-                const double v = p(i, c) < 0 ? -p(i, c) : p(i, c);
-                largest = v > largest ? v : largest;
-            }
-        },
-        Kokkos::Max<double>(p_max));
-    return comm::allreduce_max(m_parts.comm, p_max);
-}
-
 void IpcSolver::add_boundary_step() {
     const auto p = m_direction;
     const auto delta = m_boundary.step();
@@ -176,7 +161,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             //    of the tolerance), a capped step's geometric remainder would never reach zero: put the
             //    boundary on its target.
             double remaining = m_boundary.remaining(x);
-            if (remaining > 0.0 && remaining <= 1e-3 * m_settings.tolerance * problem.h &&
+            if (remaining > 0.0 && remaining <= 1e-3 * m_settings.stop.velocity * problem.h &&
                 arrival_is_safe(x, seconds)) {
                 m_boundary.arrive(x);
                 remaining = 0.0;
@@ -203,12 +188,16 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 result.linear_iterations += linear.iterations;
             }
 
-            // 3. Stop when the boundary has arrived and ‖p‖∞ / h is below the tolerance. At least one step
-            //    is taken (IPC spec §7.1): at xᵗ the direction is about h v, so testing it would stop slow
-            //    bodies dead. A later lag stops without a step when the direction with the updated lagged
-            //    friction is already small: the lagging has converged.
-            result.residual = direction_max() / problem.h;
-            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && result.residual < m_settings.tolerance) {
+            // 3. Stop when the boundary has arrived and both ‖p‖∞ / h and the residual acceleration are
+            //    below their tolerances (stopping_rule.hpp: the step's forces have acted). At least one
+            //    step is taken (IPC spec §7.1). A later lag stops without a step when the iterate already
+            //    passes with the updated lagged friction: the lagging has converged.
+            const NewtonMeasures measures =
+                measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
+                               m_potential.free_mask(), m_potential.num_owned(), problem.h);
+            result.residual = measures.step_velocity;
+            result.residual_acceleration = measures.residual_acceleration;
+            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && measures.converged(m_settings.stop)) {
                 result.converged = true;
                 lag_converged = it == 0;
                 break;
@@ -222,6 +211,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 alpha = m_bound.along(x, m_direction, m_boundary);
             }
             LineSearchResult search;
+            double energy_scale = 0.0;
             {
                 ScopedTimer timer(seconds.line_search);
                 const std::vector<double> terms_at_x =
@@ -231,12 +221,20 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                     if (m_contact) {
                         m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
                     }
-                    return m_potential.energy_change(x, m_trial, problem, terms_at_x);
+                    const auto change = m_potential.energy_change(x, m_trial, problem, terms_at_x);
+                    energy_scale = change.second;
+                    return change;
                 });
             }
             result.iterations = first + it + 1;
             if (!search.accepted) {
-                result.line_search_failed = true;
+                // A direction whose whole predicted decrease is below E's round-off cannot be taken: the
+                // iterate is as converged as E can tell (stopping_rule.hpp).
+                result.converged = remaining == 0.0 &&
+                                   below_round_off(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
+                                                   m_potential.num_owned(), energy_scale);
+                lag_converged = result.converged && it == 0;
+                result.line_search_failed = !result.converged;
                 break;
             }
 

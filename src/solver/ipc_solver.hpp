@@ -6,10 +6,10 @@
 /// Prescribed nodes and obstacles arrive gradually: their remaining motion Δ is part of every step, the
 /// free part solves H_ff p = −(∇E + H Δ)_f, and d = p + Δ is capped by the step bound (inversion and
 /// CCD). While Δ ≠ 0 the capped step is taken as is (prescribed motion does work); afterwards the line
-/// search needs E not to rise. The solve ends when the boundary has arrived and ‖p‖∞ / h < tolerance
-/// (velocity units, MAX over ranks). With friction the Newton loop runs inside IPC's lag loop (§6.5): lag
-/// at xᵗ, solve, lag again at the solution, until the direction with the updated lagged terms is already
-/// below the tolerance or `friction_iterations` solves.
+/// search needs E not to rise. The solve ends when the boundary has arrived and the stopping rule
+/// (stopping_rule.hpp) holds: ‖p‖∞ / h < ε_d and the residual acceleration < ε_a. With friction the Newton
+/// loop runs inside IPC's lag loop (§6.5): lag at xᵗ, solve, lag again at the solution, until the iterate
+/// already passes the rule with the updated lagged terms or after `friction_iterations` solves.
 
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/friction_pairs.hpp"
@@ -31,8 +31,6 @@ public:
 
     /// Public for CUDA lambdas: the right-hand side −(∇E + H Δ) of the free rows.
     void compute_rhs();
-    /// Public for CUDA lambdas: ‖p‖∞ over owned rows and ranks. Collective.
-    double direction_max() const;
     /// Public for CUDA lambdas: d = p + Δ.
     void add_boundary_step();
     /// Public for CUDA lambdas: the global dots g·b and b·b over free owned DOFs of the elastic-inertial

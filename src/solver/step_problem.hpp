@@ -41,6 +41,7 @@ struct StepResult {
     int iterations = 0;        ///< Newton (or outer) iterations of the step
     int linear_iterations = 0; ///< PCG iterations, summed over the step
     double residual = 0.0;     ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
+    double residual_acceleration = 0.0; ///< unbalanced force per mass at the end, m/s² (stopping_rule.hpp)
     bool converged = false;
     bool line_search_failed = false;
     long long contact_pairs = 0; ///< active contact pairs at the end of the step (all ranks)

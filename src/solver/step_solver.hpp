@@ -15,6 +15,7 @@
 #include "src/solver/incremental_potential.hpp"
 #include "src/solver/pcg.hpp"
 #include "src/solver/step_problem.hpp"
+#include "src/solver/stopping_rule.hpp"
 
 #include <memory>
 
@@ -22,7 +23,7 @@ namespace intact::solver {
 
 /// Settings of the Newton-type methods, from the scene's `solver` and `contact` sections.
 struct NewtonSettings {
-    double tolerance = 1e-2;     ///< ‖p‖∞ / h below this (m/s) ends the solve
+    StoppingTolerances stop;     ///< ε_d and ε_a of the stopping rule (stopping_rule.hpp)
     int max_iterations = 100;    ///< Newton iterations per lagged solve; non-convergence past this
     int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
     PcgSettings linear;

@@ -1123,6 +1123,12 @@ bool triangles_intersect(const std::array<Vec3, 3>& t, const std::array<Vec3, 3>
     return false;
 }
 
+bool surface_triangles_meet(const std::array<int, 3>& s,
+                            const std::array<int, 3>& t,
+                            const std::vector<Vec3>& x) {
+    return boundary_triangles_meet(s, t, x);
+}
+
 bool CheckReport::clean() const {
     return std::all_of(steps.begin(), steps.end(), [](const StepReport& step) { return step.clean(); });
 }

@@ -91,4 +91,11 @@ int orient3d(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
 /// coplanar and degenerate (collinear or repeated-vertex) triangles.
 bool triangles_intersect(const std::array<Vec3, 3>& t, const std::array<Vec3, 3>& u);
 
+/// Whether two boundary triangles `s` and `t` (vertex indices into `x`) meet beyond mere adjacency, by the
+/// rule of the file comment (sharing an edge: no; sharing one vertex: only when the opposite edge of one
+/// meets the other; else triangles_intersect). Exact. Also used by the simulator's start-up check.
+bool surface_triangles_meet(const std::array<int, 3>& s,
+                            const std::array<int, 3>& t,
+                            const std::vector<Vec3>& x);
+
 } // namespace intact::tools

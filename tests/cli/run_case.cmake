@@ -3,7 +3,11 @@
 #         [-DREADABLE=<pvd path that must still parse afterwards>]
 #         [-DINPUT=<file given as standard input>] [-DREJECT=<|-list of substrings that must not appear>]
 #         [-DMOVING=<metrics.jsonl: last line at step STEPS, kinetic energy > 1e-3 J at some step> -DSTEPS=N]
+#         [-DSTDOUT_BEGINS=<text standard output must begin with>]
+#         [-DSTDOUT_LINES=<regular expression every line of standard output must match>]
 #         -P run_case.cmake
+# With STDOUT_BEGINS the case runs without OMP_PROC_BIND and OMP_PLACES, so that start-up
+# notices of Kokkos (OpenMP) would appear; standard output must hold the program's answers only.
 # EXPECT=error: the exit status must be non-zero but not a crash (no signal, no MPI_Abort), and every
 # rank must print the error (RANKS lines "intact: error (rank r of N)"); each MATCH substring must appear.
 # EXPECT=ok: exit status 0 and each MATCH substring must appear.
@@ -11,6 +15,10 @@ string(REPLACE "|" ";" COMMAND "${COMMAND}")
 string(REPLACE "|" ";" MATCH "${MATCH}")
 if(INPUT)
   set(_input INPUT_FILE "${INPUT}")
+endif()
+if(STDOUT_BEGINS)
+  unset(ENV{OMP_PROC_BIND})
+  unset(ENV{OMP_PLACES})
 endif()
 execute_process(COMMAND ${COMMAND} ${_input} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
 set(all "${out}${err}")
@@ -48,6 +56,23 @@ foreach(text IN LISTS REJECT)
     message(FATAL_ERROR "output of '${shown}' contains '${text}'\n${all}")
   endif()
 endforeach()
+if(STDOUT_BEGINS)
+  string(FIND "${out}" "${STDOUT_BEGINS}" where)
+  if(NOT where EQUAL 0)
+    message(FATAL_ERROR "standard output of '${shown}' does not begin with '${STDOUT_BEGINS}':\n---\n${out}"
+                        "---\nstandard error:\n${err}")
+  endif()
+endif()
+if(STDOUT_LINES)
+  string(REGEX REPLACE "\n$" "" body "${out}")
+  string(REPLACE "\n" ";" lines "${body}")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "${STDOUT_LINES}")
+      message(FATAL_ERROR "standard output of '${shown}' has a line that is not an answer: '${line}'\n"
+                          "---\n${out}---\nstandard error:\n${err}")
+    endif()
+  endforeach()
+endif()
 if(MOVING)
   # The run must have stepped (last metrics line at step STEPS) and the bodies must have moved (kinetic
   # energy above 1e-3 J at some step).

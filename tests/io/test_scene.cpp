@@ -123,6 +123,9 @@ TEST(Scene, RejectsWrongTypes) {
     document = intact::test::box_scene();
     document["bodies"] = nlohmann::json::object();
     expect_scene_error(document, "bodies", "must be an array");
+    document = intact::test::box_scene();
+    document["solver"] = {{"acceleration_tolerance", "1e-3"}};
+    expect_scene_error(document, "solver.acceleration_tolerance", "must be a number");
 }
 
 TEST(Scene, RejectsImpossibleValues) {
@@ -139,6 +142,8 @@ TEST(Scene, RejectsImpossibleValues) {
         {"/output/every", 0, "output.every", "must be >= 1"},
         {"/integrator/type", "rk4", "integrator.type", "unknown integrator"},
         {"/contact/friction", -0.1, "contact.friction", "must be >= 0"},
+        {"/solver/acceleration_tolerance", 0.0, "solver.acceleration_tolerance", "must be > 0"},
+        {"/solver/acceleration_tolerance", -1e-3, "solver.acceleration_tolerance", "must be > 0"},
     };
     for (const auto& [pointer, value, key, words] : cases) {
         auto document = intact::test::box_scene();
