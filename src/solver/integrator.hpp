@@ -14,6 +14,11 @@
 #include <memory>
 #include <string>
 
+namespace intact::io {
+class CheckpointWriter;
+class CheckpointReader;
+} // namespace intact::io
+
 namespace intact::solver {
 
 class Integrator {
@@ -29,6 +34,14 @@ public:
     virtual NodeField x_hat() const = 0;
     /// New velocities v from the step's end x (after begin_step). Device.
     virtual void end_step(double h, const NodeField& x, const NodeField& v) = 0;
+
+    /// Checkpoint: what the next step needs besides x, v and t (which Simulation saves), e.g. x and v of
+    /// earlier steps for a multistep method, under section names of its own. Called between steps.
+    /// Local.
+    virtual void save(io::CheckpointWriter& out) const = 0;
+    /// Restart: read back what `save` wrote (after Simulation restored x, v and t); on another rank
+    /// count node fields come back by global node id. Collective.
+    virtual void restore(const io::CheckpointReader& in) = 0;
 };
 
 /// Backward (implicit) Euler: x̂ = xᵗ + h vᵗ, c = 1, vᵗ⁺¹ = (xᵗ⁺¹ − xᵗ) / h. First order, dissipative.
@@ -41,6 +54,9 @@ public:
     void begin_step(double h, const NodeField& x, const NodeField& v) override;
     NodeField x_hat() const override { return m_x_hat; }
     void end_step(double h, const NodeField& x, const NodeField& v) override;
+    /// Nothing: x̂ and vᵗ⁺¹ come from xᵗ and vᵗ alone, and begin_step overwrites both of its fields.
+    void save(io::CheckpointWriter&) const override {}
+    void restore(const io::CheckpointReader&) override {}
 
 private:
     NodeField m_x_hat; ///< x̂ of the current step
