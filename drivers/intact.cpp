@@ -23,6 +23,7 @@
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
 #include "src/core/runtime.hpp"
+#include "src/core/stop_signals.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/scene_mesh.hpp"
@@ -159,6 +160,8 @@ int run(const Arguments& args, MPI_Comm comm) {
         scene.partition_file = args.partition; // as given on the command line, relative to the working folder
     }
     const bool restart = !args.restart.empty();
+    // From here on SIGTERM/SIGUSR1 ask for a checkpoint after the current step (set-up included).
+    const intact::StopSignals stop_signals;
     intact::Simulation simulation(comm, std::move(scene), restart ? args.restart : args.output, restart);
     simulation.run();
     intact::log::info() << "open in ParaView: " << simulation.pvd_path();

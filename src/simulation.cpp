@@ -222,7 +222,6 @@ std::string Simulation::pvd_path() const {
 }
 
 void Simulation::run() {
-    const StopSignals signals;
     m_stop_signal = 0;
     m_since_checkpoint.reset();
     if (!m_restarted) {
@@ -250,9 +249,9 @@ void Simulation::run() {
             write_checkpoint();
         }
         if (m_stop_signal != 0 && n < m_scene.steps) {
-            log::info() << "stopped by " << StopSignals::name(m_stop_signal) << " after step " << m_step << " of "
-                        << m_scene.steps << " (t " << m_time << " s); continue with: intact run " << m_scene.file
-                        << " --restart " << m_output_dir;
+            log::info() << "stopped by " << StopSignals::name(m_stop_signal) << " after step " << m_step
+                        << " of " << m_scene.steps << " (t " << m_time << " s); continue with: intact run "
+                        << m_scene.file << " --restart " << m_output_dir;
             break;
         }
     }
@@ -296,15 +295,16 @@ void Simulation::write_checkpoint() {
     info.scene = io::compared_scene(m_scene.resolved);
     const std::string folder = io::write_checkpoint(m_comm, m_output_dir, out, info);
     m_since_checkpoint.reset();
-    log::info() << "checkpoint after step " << m_step << ": " << (fs::path(m_output_dir) / folder).string() << " ("
-                << comm::allreduce_max(m_comm, timer.seconds()) << " s)";
+    log::info() << "checkpoint after step " << m_step << ": " << (fs::path(m_output_dir) / folder).string()
+                << " (" << comm::allreduce_max(m_comm, timer.seconds()) << " s)";
 }
 
 void Simulation::restore_checkpoint() {
     const io::CheckpointReader in(m_comm, m_output_dir, owned_ids(), *m_halo);
     const io::CheckpointInfo& info = in.info();
     // 1. The same scene and meshes (the reader's verdicts are the same on every rank).
-    const io::SceneDifference difference = io::first_difference(info.scene, io::compared_scene(m_scene.resolved));
+    const io::SceneDifference difference =
+        io::first_difference(info.scene, io::compared_scene(m_scene.resolved));
     if (!difference.key.empty()) {
         throw InputError(io::input_error_message(
             m_scene.file, difference.key,
@@ -322,8 +322,8 @@ void Simulation::restore_checkpoint() {
             m_scene.file, "time.steps",
             "the checkpoint is at step " + std::to_string(info.step) + ", past the scene's " +
                 std::to_string(m_scene.steps) + " steps",
-            "give time.steps >= " + std::to_string(info.step) + " (or time.end >= " +
-                std::to_string(static_cast<double>(info.step) * m_scene.dt) + " s)"));
+            "give time.steps >= " + std::to_string(info.step) +
+                " (or time.end >= " + std::to_string(static_cast<double>(info.step) * m_scene.dt) + " s)"));
     }
     // 2. The state, each part its own.
     in.node_field("positions", m_x);

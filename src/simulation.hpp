@@ -15,13 +15,15 @@
 ///
 /// Checkpoints (io/checkpoint.hpp): after every `output.checkpoint_every`-th step, after
 /// `output.checkpoint_seconds` of wall time, after the last step when either key is set, and after the
-/// step during which SIGTERM or SIGUSR1 arrived (core/stop_signals.hpp) — then `run` returns early
-/// (`stopped()`). Each component saves its own state: x, v, t and the step here, obstacle rows in
-/// BoundaryMotion, history in the Integrator, state carried between steps in the StepSolver. A restart
-/// builds everything from the scene as usual, then reads that state back (by global node id, so on any
-/// rank count) and continues the output folder's series and metrics after the checkpoint's step. Simulation owns the step's shared parts (the
-/// incremental potential, the boundary motion, the contact model and the integrator) and the method
-/// that `solver.type` names (solver/step_solver.hpp).
+/// step during which SIGTERM or SIGUSR1 arrived — then `run` returns early (`stopped()`). The signals
+/// are caught while a StopSignals object lives (core/stop_signals.hpp); `intact run` makes one before
+/// the set-up, so a signal during the set-up stops the run after its first step. Each component saves its own
+/// state: x, v, t and the step here, obstacle rows in BoundaryMotion, history in the Integrator, state
+/// carried between steps in the StepSolver. A restart builds everything from the scene as usual, then reads
+/// that state back (by global node id, so on any rank count) and continues the output folder's series and
+/// metrics after the checkpoint's step. Simulation owns the step's shared parts (the incremental potential,
+/// the boundary motion, the contact model and the integrator) and the method that `solver.type` names
+/// (solver/step_solver.hpp).
 
 #include "comm/halo_exchange.hpp"
 #include "src/contact/contact_model.hpp"
@@ -120,7 +122,7 @@ private:
     std::optional<io::MetricsWriter> m_metrics; ///< rank 0 only
     double m_setup_seconds = 0.0;
     bool m_restarted = false;
-    std::uint64_t m_mesh_hash = 0;   ///< io::mesh_fingerprint of the rest mesh
+    std::uint64_t m_mesh_hash = 0;    ///< io::mesh_fingerprint of the rest mesh
     Kokkos::Timer m_since_checkpoint; ///< wall time since the last checkpoint (or the run's start)
     int m_stop_signal = 0;            ///< the stop signal agreed on, 0 while none
 };

@@ -172,14 +172,16 @@ std::string info_of(const std::string& text, CheckpointInfo& info) {
         return std::string("manifest.json cannot be read: ") + e.what();
     }
     if (info.ranks < 1 || info.step < 0) {
-        return "manifest.json holds ranks " + std::to_string(info.ranks) + ", step " + std::to_string(info.step);
+        return "manifest.json holds ranks " + std::to_string(info.ranks) + ", step " +
+               std::to_string(info.step);
     }
     return {};
 }
 
 // Sends per_dest[r] to rank r and returns what every rank sent here, by source rank. Collective.
 template <class T>
-std::vector<std::vector<T>> exchange(MPI_Comm comm, const std::vector<std::vector<T>>& per_dest, MPI_Datatype type) {
+std::vector<std::vector<T>>
+exchange(MPI_Comm comm, const std::vector<std::vector<T>>& per_dest, MPI_Datatype type) {
     const int size = static_cast<int>(per_dest.size());
     std::vector<int> send_counts(static_cast<std::size_t>(size)), recv_counts(static_cast<std::size_t>(size));
     std::vector<int> send_offsets(static_cast<std::size_t>(size) + 1, 0),
@@ -188,28 +190,33 @@ std::vector<std::vector<T>> exchange(MPI_Comm comm, const std::vector<std::vecto
     for (int r = 0; r < size; ++r) {
         const auto& block = per_dest[static_cast<std::size_t>(r)];
         INTACT_REQUIRE(block.size() < static_cast<std::size_t>(std::numeric_limits<int>::max()),
-                       "a checkpoint exchange block of " << block.size() << " entries exceeds MPI's int counts");
+                       "a checkpoint exchange block of " << block.size()
+                                                         << " entries exceeds MPI's int counts");
         send_counts[static_cast<std::size_t>(r)] = static_cast<int>(block.size());
-        send_offsets[static_cast<std::size_t>(r) + 1] = send_offsets[static_cast<std::size_t>(r)] + send_counts[static_cast<std::size_t>(r)];
+        send_offsets[static_cast<std::size_t>(r) + 1] =
+            send_offsets[static_cast<std::size_t>(r)] + send_counts[static_cast<std::size_t>(r)];
         send.insert(send.end(), block.begin(), block.end());
     }
     INTACT_CHECK_MPI(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
     for (int r = 0; r < size; ++r) {
-        recv_offsets[static_cast<std::size_t>(r) + 1] = recv_offsets[static_cast<std::size_t>(r)] + recv_counts[static_cast<std::size_t>(r)];
+        recv_offsets[static_cast<std::size_t>(r) + 1] =
+            recv_offsets[static_cast<std::size_t>(r)] + recv_counts[static_cast<std::size_t>(r)];
     }
     std::vector<T> received(static_cast<std::size_t>(recv_offsets.back()));
-    INTACT_CHECK_MPI(MPI_Alltoallv(send.data(), send_counts.data(), send_offsets.data(), type, received.data(),
-                                   recv_counts.data(), recv_offsets.data(), type, comm));
+    INTACT_CHECK_MPI(MPI_Alltoallv(send.data(), send_counts.data(), send_offsets.data(), type,
+                                   received.data(), recv_counts.data(), recv_offsets.data(), type, comm));
     std::vector<std::vector<T>> per_source(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) {
-        per_source[static_cast<std::size_t>(r)].assign(received.begin() + recv_offsets[static_cast<std::size_t>(r)],
-                                                       received.begin() + recv_offsets[static_cast<std::size_t>(r) + 1]);
+        per_source[static_cast<std::size_t>(r)].assign(
+            received.begin() + recv_offsets[static_cast<std::size_t>(r)],
+            received.begin() + recv_offsets[static_cast<std::size_t>(r) + 1]);
     }
     return per_source;
 }
 
 // Read and check old rank `rank`'s file of the checkpoint `info`. Returns "" or the path and the problem.
-std::string load_rank_file(const std::string& path, int rank, const CheckpointInfo& info, CheckpointFile& file) {
+std::string
+load_rank_file(const std::string& path, int rank, const CheckpointInfo& info, CheckpointFile& file) {
     std::string bytes;
     std::string problem = read_file(path, bytes);
     if (problem.empty()) {
@@ -220,8 +227,9 @@ std::string load_rank_file(const std::string& path, int rank, const CheckpointIn
     }
     if (problem.empty() && (file.rank != rank || file.ranks != info.ranks || file.step != info.step ||
                             file.scene_hash != info.scene_hash || file.time != info.time)) {
-        problem = path + ": its header (rank " + std::to_string(file.rank) + " of " + std::to_string(file.ranks) +
-                  ", step " + std::to_string(file.step) + ") does not match the manifest";
+        problem = path + ": its header (rank " + std::to_string(file.rank) + " of " +
+                  std::to_string(file.ranks) + ", step " + std::to_string(file.step) +
+                  ") does not match the manifest";
     }
     return problem;
 }
@@ -231,7 +239,8 @@ std::string member_path(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
 }
 
-SceneDifference difference_under(const nlohmann::json& was, const nlohmann::json& now, const std::string& path) {
+SceneDifference
+difference_under(const nlohmann::json& was, const nlohmann::json& now, const std::string& path) {
     if (was.is_object() && now.is_object()) {
         for (const auto& [key, value] : was.items()) {
             if (!now.contains(key)) {
@@ -317,9 +326,9 @@ void CheckpointWriter::put(const std::string& name, std::string bytes) {
 }
 
 void CheckpointWriter::put_node_field(const std::string& name, const NodeField& field) {
-    INTACT_REQUIRE(field.extent(0) >= m_num_owned,
-                   "node field '" << name << "' has " << field.extent(0) << " rows, fewer than the "
-                                  << m_num_owned << " owned nodes");
+    INTACT_REQUIRE(field.extent(0) >= m_num_owned, "node field '" << name << "' has " << field.extent(0)
+                                                                  << " rows, fewer than the " << m_num_owned
+                                                                  << " owned nodes");
     const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), field);
     std::vector<double> rows(3 * m_num_owned);
     for (std::size_t i = 0; i < m_num_owned; ++i) {
@@ -359,7 +368,8 @@ std::string CheckpointWriter::encode(const CheckpointInfo& info, int rank) const
 }
 
 std::string decode_checkpoint(const std::string& bytes, CheckpointFile& file) {
-    if (bytes.size() < sizeof(k_magic) + sizeof(std::uint64_t) || std::memcmp(bytes.data(), k_magic, sizeof(k_magic)) != 0) {
+    if (bytes.size() < sizeof(k_magic) + sizeof(std::uint64_t) ||
+        std::memcmp(bytes.data(), k_magic, sizeof(k_magic)) != 0) {
         return "not an Intact checkpoint file (no INTACTCK header)";
     }
     const std::size_t body = bytes.size() - sizeof(std::uint64_t);
@@ -404,8 +414,9 @@ std::string write_checkpoint(MPI_Comm comm,
     INTACT_CHECK_MPI(MPI_Comm_rank(comm, &rank));
     const std::string folder = checkpoint_folder(info.step);
     const fs::path path = fs::path(output_dir) / folder;
-    const std::string fix = "; fix: free disk space or give the run an output folder it can write (--output); "
-                            "the previous checkpoint stays the newest complete one";
+    const std::string fix =
+        "; fix: free disk space or give the run an output folder it can write (--output); "
+        "the previous checkpoint stays the newest complete one";
 
     CheckpointInfo written = info;
     const std::string scene_text = info.scene.dump();
@@ -451,7 +462,8 @@ CheckpointReader::CheckpointReader(MPI_Comm comm,
     if (m_rank == 0) {
         for (const auto& [step, complete] : list_checkpoints(output_dir)) {
             std::string text;
-            if (complete && read_file(fs::path(output_dir) / checkpoint_folder(step) / "manifest.json", text).empty()) {
+            if (complete &&
+                read_file(fs::path(output_dir) / checkpoint_folder(step) / "manifest.json", text).empty()) {
                 candidates.push_back({{"folder", checkpoint_folder(step)}, {"manifest", text}});
             }
         }
@@ -497,14 +509,16 @@ CheckpointReader::CheckpointReader(MPI_Comm comm,
                         << (m_same_partition ? " (same partition)" : " (nodes redistributed by global id)");
             return;
         }
-        log::warn() << "checkpoint " << info.folder << " is not usable (" << problem << "); trying an older one";
+        log::warn() << "checkpoint " << info.folder << " is not usable (" << problem
+                    << "); trying an older one";
         tried += "\n  " + info.folder + ": " + problem;
     }
-    throw InputError("--restart " + output_dir + ": no usable checkpoint in " +
-                     (fs::path(output_dir) / "checkpoints").string() +
-                     (tried.empty() ? std::string(" (none complete: no manifest.json)") : ":" + tried) +
-                     "\nfix: start the run anew without --restart, or give the output folder of a run that wrote "
-                     "checkpoints (output.checkpoint_every, output.checkpoint_seconds, or SIGUSR1/SIGTERM)");
+    throw InputError(
+        "--restart " + output_dir + ": no usable checkpoint in " +
+        (fs::path(output_dir) / "checkpoints").string() +
+        (tried.empty() ? std::string(" (none complete: no manifest.json)") : ":" + tried) +
+        "\nfix: start the run anew without --restart, or give the output folder of a run that wrote "
+        "checkpoints (output.checkpoint_every, output.checkpoint_seconds, or SIGUSR1/SIGTERM)");
 }
 
 std::string CheckpointReader::file_path(int rank) const {
@@ -518,13 +532,15 @@ const CheckpointFile& CheckpointReader::any_file() const {
 bool CheckpointReader::has(const std::string& name) const {
     const auto& sections = any_file().sections;
     return sections.count(node_section(name)) + sections.count(values_section(name)) +
-               sections.count(bytes_section(name)) > 0;
+               sections.count(bytes_section(name)) >
+           0;
 }
 
 std::vector<double> CheckpointReader::values(const std::string& name) const {
     const auto& sections = any_file().sections;
     const auto it = sections.find(values_section(name));
-    INTACT_REQUIRE(it != sections.end(), "the checkpoint " << m_info.folder << " has no values '" << name << "'");
+    INTACT_REQUIRE(it != sections.end(),
+                   "the checkpoint " << m_info.folder << " has no values '" << name << "'");
     return from_bytes<double>(it->second);
 }
 
@@ -558,9 +574,9 @@ void CheckpointReader::node_field(const std::string& name, const NodeField& fiel
                        "the checkpoint " << m_info.folder << " has no node field '" << name << "'");
         ids = from_bytes<GlobalId>(file.sections.at(k_node_ids));
         std::vector<double> rows = from_bytes<double>(it->second);
-        INTACT_REQUIRE(rows.size() == 3 * ids.size(), "node field '" << name << "' of " << m_info.folder
-                                                                     << " has " << rows.size() << " values for "
-                                                                     << ids.size() << " nodes");
+        INTACT_REQUIRE(rows.size() == 3 * ids.size(),
+                       "node field '" << name << "' of " << m_info.folder << " has " << rows.size()
+                                      << " values for " << ids.size() << " nodes");
         return rows;
     };
 
@@ -586,7 +602,8 @@ void CheckpointReader::node_field(const std::string& name, const NodeField& fiel
             const std::vector<double> rows = rows_of(file, ids);
             for (std::size_t i = 0; i < ids.size(); ++i) {
                 saved_ids[directory(ids[i])].push_back(ids[i]);
-                saved_rows[directory(ids[i])].insert(saved_rows[directory(ids[i])].end(), rows.begin() + 3 * static_cast<long>(i),
+                saved_rows[directory(ids[i])].insert(saved_rows[directory(ids[i])].end(),
+                                                     rows.begin() + 3 * static_cast<long>(i),
                                                      rows.begin() + 3 * static_cast<long>(i) + 3);
             }
         }
@@ -600,7 +617,8 @@ void CheckpointReader::node_field(const std::string& name, const NodeField& fiel
         std::unordered_map<GlobalId, std::array<double, 3>> table;
         for (std::size_t r = 0; r < ids_here.size(); ++r) {
             for (std::size_t i = 0; i < ids_here[r].size(); ++i) {
-                table[ids_here[r][i]] = {rows_here[r][3 * i], rows_here[r][3 * i + 1], rows_here[r][3 * i + 2]};
+                table[ids_here[r][i]] = {rows_here[r][3 * i], rows_here[r][3 * i + 1],
+                                         rows_here[r][3 * i + 2]};
             }
         }
         std::vector<std::vector<double>> answers(static_cast<std::size_t>(m_size));
@@ -617,9 +635,10 @@ void CheckpointReader::node_field(const std::string& name, const NodeField& fiel
         }
         missing = comm::agree_on_error(m_comm, missing);
         if (!missing.empty()) {
-            throw InputError("--restart: the checkpoint " + m_info.folder + " has no '" + name + "' row for " +
-                             missing + " (the mesh differs from the checkpointed run's); fix: restart with the "
-                                       "scene and meshes of that run");
+            throw InputError("--restart: the checkpoint " + m_info.folder + " has no '" + name +
+                             "' row for " + missing +
+                             " (the mesh differs from the checkpointed run's); fix: restart with the "
+                             "scene and meshes of that run");
         }
         const auto replies = exchange(m_comm, answers, MPI_DOUBLE);
         std::vector<std::size_t> next(static_cast<std::size_t>(m_size), 0);

@@ -304,8 +304,8 @@ long long step_of(const std::string& name) {
 
 /// A restart's series: the entries of `pvd` for steps up to `last_step`. Step files of later steps (left
 /// by the interrupted run) are removed, so the folder holds no step the series does not list.
-std::vector<std::pair<double, std::string>> entries_through(const fs::path& pvd, const fs::path& steps,
-                                                            long long last_step) {
+std::vector<std::pair<double, std::string>>
+entries_through(const fs::path& pvd, const fs::path& steps, long long last_step) {
     std::vector<std::pair<double, std::string>> entries;
     std::ifstream in(pvd);
     static const std::regex data_set(R"re(<DataSet timestep="([^"]*)"[^>]*file="([^"]*)")re");

@@ -11,6 +11,12 @@
 #            scaling.tsv with one row per rank count (1 and 2) and the plot scaling.png
 #   failing  slurm/run_cpu.sbatch on a scene override the program rejects; expects FAILED and the
 #            program's error in the job log (the check that a failing job fails the tests)
+#   restart  slurm/run_cpu.sbatch with 2 tasks, a 1-minute time limit and --signal=B:USR1@30 on a run
+#            that needs longer: Slurm signals the job before its limit, the run checkpoints and stops,
+#            the job requeues itself and restarts from the checkpoint, until the run is done. Expects
+#            COMPLETED after at least one requeue, metrics.jsonl with every step once and the values of
+#            an uninterrupted run (made first, with mpirun), and the final checkpoint byte for byte
+#            that run's. Takes 2-4 minutes.
 # STATE_DIR is the cluster's (SLURM_CONF=STATE_DIR/slurm.conf). The job log is printed whenever the
 # job or a check fails. Exit status 0 on success, 1 on failure, 77 (skipped) when the cluster could
 # not be started for want of root.
@@ -19,7 +25,7 @@ set -euo pipefail
 
 say() { printf '[intact slurm test] %s\n' "$*" >&2; }
 (($# == 5)) || {
-  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing STATE_DIR SCENE OUTPUT INTACT_BIN"
+  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|restart STATE_DIR SCENE OUTPUT INTACT_BIN"
   exit 2
 }
 case_name=$1 state=$2 scene=$3 output=$4 bin=$5
@@ -58,6 +64,28 @@ failing)
     "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
   expect=FAILED
   ;;
+restart)
+  # Finer cubes and many steps: about a minute of work on 2 ranks, more than one job gets.
+  restart_steps=${INTACT_RESTART_STEPS:-400}
+  restart_sets="time.steps=$restart_steps bodies.0.mesh.box.cells=[5,5,5] bodies.1.mesh.box.cells=[5,5,5]"
+  restart_sets+=" output.every=100 output.checkpoint_seconds=3600"
+  read -ra words <<<"$restart_sets"
+  reference=()
+  for w in "${words[@]}"; do reference+=(--set "$w"); done
+  say "reference run (uninterrupted, mpirun -n 2): $bin run $scene ${reference[*]}"
+  OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun -n 2 --oversubscribe "$bin" run "$scene" \
+    --output "$output/reference" "${reference[@]}" >"$output/reference.log" 2>&1 ||
+    {
+      tail -n 30 "$output/reference.log" >&2
+      say "FAIL: the reference run failed"
+      exit 1
+    }
+  job=$(cd "$root" && SCENE=$scene OUTPUT=$output/run INTACT_BIN=$bin INTACT_SET="$restart_sets" \
+    sbatch --parsable --output="$log" --job-name=intact-test-restart --time=1 --signal=B:USR1@30 \
+    -n 2 slurm/run_cpu.sbatch)
+  expect=COMPLETED
+  ;;
 *)
   say "unknown case '$case_name'"
   exit 2
@@ -78,7 +106,7 @@ fail() {
 }
 
 # Wait until the job has left the queue, then for its record in the job completion log.
-timeout=${INTACT_JOB_TIMEOUT:-300}
+timeout=${INTACT_JOB_TIMEOUT:-$([[ $case_name == restart ]] && echo 540 || echo 300)}
 start=$SECONDS
 while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
   if ((SECONDS - start > timeout)); then
@@ -89,7 +117,8 @@ while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
 done
 state_line=""
 for _ in $(seq 20); do
-  state_line=$(sacct -c -j "$job" -n -P -o State,ExitCode,Elapsed 2>/dev/null | head -n 1)
+  # A requeued job has one record per run; the last one is the job's final state.
+  state_line=$(sacct -c -j "$job" -n -P -o State,ExitCode,Elapsed 2>/dev/null | tail -n 1)
   [[ -n $state_line ]] && break
   sleep 0.5
 done
@@ -117,6 +146,32 @@ scaling)
     fail "expected a PNG plot $output/scaling.png next to the table, found none"
   say "ok: $table rows for ranks $rows, plot $output/scaling.png"
   cat "$table" >&2
+  ;;
+restart)
+  requeues=$(grep -c "requeueing job $job" "$log" || true)
+  ((requeues >= 1)) || fail "expected the job to be stopped by its time-limit signal and requeued, found no requeue"
+  grep -q "received SIGUSR1" "$log" || fail "expected the time-limit signal SIGUSR1 in the job log"
+  grep -q "restart from .*checkpoints/step_" "$log" || fail "expected a restart from a checkpoint in the job log"
+  python3 - "$output/reference/metrics.jsonl" "$output/run/metrics.jsonl" "$restart_steps" <<'EOF' ||
+import json, sys
+reference = [json.loads(line) for line in open(sys.argv[1])]
+restarted = [json.loads(line) for line in open(sys.argv[2])]
+steps = int(sys.argv[3])
+assert [r["step"] for r in restarted] == list(range(steps + 1)), "steps are not 0..%d once each" % steps
+for a, b in zip(reference, restarted):
+    for key in ("time", "newton_iterations", "linear_iterations", "kinetic_energy", "elastic_energy",
+                "gravitational_energy", "contact_pairs", "barrier_stiffness"):
+        assert a[key] == b[key], "step %d: %s %r != %r" % (a["step"], key, a[key], b[key])
+EOF
+    fail "metrics.jsonl of the restarted job differs from the uninterrupted run's"
+  final=$(printf 'checkpoints/step_%09d' "$restart_steps")
+  for file in "$output/reference/$final"/rank_*.ckpt; do
+    cmp -s "$file" "$output/run/$final/$(basename "$file")" ||
+      fail "$final/$(basename "$file") differs from the uninterrupted run's"
+  done
+  cmp -s "$output/reference/intact.pvd" "$output/run/intact.pvd" || fail "intact.pvd differs from the uninterrupted run's"
+  say "ok: stopped by the time-limit signal and requeued $requeues time(s); the final state equals the uninterrupted run's"
+  sacct -c -j "$job" -n -P -o JobID,State,ExitCode,Elapsed >&2 || true
   ;;
 failing)
   grep -q "key 'time.dt'" "$log" || fail "expected the program's error (key 'time.dt') in the job log"

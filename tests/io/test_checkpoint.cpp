@@ -84,7 +84,8 @@ TEST(CheckpointFile, DamagedTruncatedAndForeignFilesAreRejected) {
     std::string flipped = bytes;
     flipped[bytes.size() / 2] ^= 0x10;
     EXPECT_NE(io::decode_checkpoint(flipped, file).find("checksum"), std::string::npos);
-    EXPECT_NE(io::decode_checkpoint(bytes.substr(0, bytes.size() - 5), file).find("checksum"), std::string::npos);
+    EXPECT_NE(io::decode_checkpoint(bytes.substr(0, bytes.size() - 5), file).find("checksum"),
+              std::string::npos);
     EXPECT_NE(io::decode_checkpoint("", file).find("not an Intact checkpoint"), std::string::npos);
     EXPECT_NE(io::decode_checkpoint("P3\n1 1\n255\n0 0 0", file).find("not an Intact checkpoint"),
               std::string::npos);

@@ -49,7 +49,8 @@ json restart_scene(int steps) {
     s["gravity"] = {0.0, 0.0, -9.81};
     json pushed = block({0.4, 0, 0.05}, {0.6, 0.2, 0.25}, {0, 0, 0});
     pushed["name"] = "pushed";
-    pushed["moving"] = json::array({{{"box", {{"min", {0.59, -1, -1}}, {"max", {1, 1, 1}}}}, {"velocity", {-0.5, 0, 0}}}});
+    pushed["moving"] =
+        json::array({{{"box", {{"min", {0.59, -1, -1}}, {"max", {1, 1, 1}}}}, {"velocity", {-0.5, 0, 0}}}});
     json falling = block({0, 0, 0.005}, {0.2, 0.2, 0.205}, {0.3, 0, -1.0});
     falling["name"] = "falling";
     s["bodies"] = {falling, pushed};
@@ -88,7 +89,8 @@ std::map<GlobalId, Vec3> gather_rows(const Simulation& simulation, const NodeFie
             offsets[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
     }
     std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, comm);
+    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                   comm);
     std::map<GlobalId, Vec3> out;
     for (std::size_t k = 0; k < all.size(); k += 4) {
         out[static_cast<GlobalId>(all[k])] = {all[k + 1], all[k + 2], all[k + 3]};
@@ -128,9 +130,9 @@ std::string text_of(const fs::path& path) {
 
 // The physics of two metrics lines (not the wall times, which differ between runs).
 void expect_same_record(const json& a, const json& b) {
-    for (const char* key : {"step", "time", "newton_iterations", "linear_iterations", "newton_residual",
-                            "contact_pairs", "kinetic_energy", "elastic_energy", "gravitational_energy",
-                            "friction_lags", "barrier_stiffness"}) {
+    for (const char* key :
+         {"step", "time", "newton_iterations", "linear_iterations", "newton_residual", "contact_pairs",
+          "kinetic_energy", "elastic_energy", "gravitational_energy", "friction_lags", "barrier_stiffness"}) {
         EXPECT_EQ(a[key], b[key]) << "metrics key " << key << " at step " << a["step"];
     }
 }
@@ -145,6 +147,8 @@ void expect_continuous_output(const std::string& dir, const std::string& referen
     const auto reference = metrics_of(reference_dir);
     ASSERT_EQ(lines.size(), static_cast<std::size_t>(k_steps + 1));
     ASSERT_EQ(reference.size(), lines.size());
+    EXPECT_GT(reference[4]["contact_pairs"].get<int>(), 0) << "the scene must exercise contact and friction";
+    EXPECT_GT(reference[4]["friction_lags"].get<int>(), 0);
     for (std::size_t n = 0; n < lines.size(); ++n) {
         EXPECT_EQ(lines[n]["step"], static_cast<int>(n));
         expect_same_record(lines[n], reference[n]);
