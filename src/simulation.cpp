@@ -192,7 +192,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                              "; fix: choose a writable folder with --output or output.dir");
         }
         if (!m_restarted) {
+            // A new run: nothing of an earlier run in this folder may be listed or restarted from.
             fs::remove_all(fs::path(m_output_dir) / "steps", ec);
+            fs::remove_all(fs::path(m_output_dir) / "checkpoints", ec);
         }
         const std::string resolved = (fs::path(m_output_dir) / "scene.resolved.json").string();
         std::ofstream out(resolved);
