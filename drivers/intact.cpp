@@ -10,7 +10,8 @@
 //   1. start MPI and Kokkos, print the rank -> host/device map;
 //   2. read and validate the scene on every rank (same file, same overrides, same verdict);
 //   3. build, partition and distribute the mesh; build the halo plan; prepare the output folder;
-//   4. write the initial state (time stepping arrives with the elasticity solver).
+//   4. take the time steps, writing output, metrics and checkpoints (--restart: continue from the newest
+//      checkpoint in the output folder); SIGTERM/SIGUSR1 stop after the current step with a checkpoint.
 // Input errors stop every rank with one message naming the file, the key and the fix, exit status 2.
 #include "comm/collectives.hpp"
 #include "intact/config.hpp"
@@ -22,6 +23,7 @@
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
 #include "src/core/runtime.hpp"
+#include "src/core/stop_signals.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/scene_mesh.hpp"
@@ -44,7 +46,7 @@ constexpr int exit_input = 2;
 
 const char* usage_text =
     "usage:\n"
-    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE]\n"
+    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE] [--restart DIR]\n"
     "  intact partition MESH_OR_SCENE -n P [--output FILE] [--set key.path=value ...]\n"
     "  intact check OUTPUT_DIR\n"
     "  intact geometry < queries.txt\n"
@@ -55,6 +57,7 @@ const char* usage_text =
     "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set "
     "bodies.0.velocity=[0,0,-1]\n"
     "           --partition uses a partition written by `intact partition` instead of running METIS\n"
+    "           --restart continues the run in DIR from its newest checkpoint, into DIR (any rank count)\n"
     "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
     "           with METIS and write them to FILE (default: <input>.part.<P>)\n"
     "check      report intersecting surface triangles, inverted tetrahedra and bodies touching or passing\n"
@@ -69,6 +72,7 @@ struct Arguments {
     std::string input;
     std::string output;
     std::string partition;
+    std::string restart;
     int parts = 0;
     std::vector<std::string> overrides;
 };
@@ -95,6 +99,8 @@ Arguments parse_arguments(int argc, char** argv) {
             args.overrides.push_back(value("--set"));
         } else if (word == "--partition") {
             args.partition = value("--partition");
+        } else if (word == "--restart") {
+            args.restart = value("--restart");
         } else if (word == "-n") {
             const std::string text = value("-n");
             char* end = nullptr;
@@ -118,6 +124,14 @@ Arguments parse_arguments(int argc, char** argv) {
     }
     if (args.command == "partition" && !args.partition.empty()) {
         throw intact::InputError("--partition belongs to `intact run`\n" + std::string(usage_text));
+    }
+    if (args.command != "run" && !args.restart.empty()) {
+        throw intact::InputError("--restart belongs to `intact run`\n" + std::string(usage_text));
+    }
+    // A restart continues into the folder it reads; another --output would split the run's output.
+    if (!args.restart.empty() && !args.output.empty() && args.output != args.restart) {
+        throw intact::InputError("--restart " + args.restart + " continues into that folder; drop --output " +
+                                 args.output + " (or give the same folder)");
     }
     return args;
 }
@@ -145,9 +159,13 @@ int run(const Arguments& args, MPI_Comm comm) {
     if (!args.partition.empty()) {
         scene.partition_file = args.partition; // as given on the command line, relative to the working folder
     }
-    intact::Simulation simulation(comm, std::move(scene), args.output);
+    const bool restart = !args.restart.empty();
+    // From here on SIGTERM/SIGUSR1 ask for a checkpoint after the current step (set-up included).
+    const intact::StopSignals stop_signals;
+    intact::Simulation simulation(comm, std::move(scene), restart ? args.restart : args.output, restart);
     simulation.run();
     intact::log::info() << "open in ParaView: " << simulation.pvd_path();
+    // A stop on SIGTERM/SIGUSR1 is a success: the checkpoint is written and the message says how to go on.
     return 0;
 }
 

@@ -10,6 +10,8 @@
 #include "src/contact/initial_contact.hpp"
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
+#include "src/core/stop_signals.hpp"
+#include "src/io/checkpoint.hpp"
 #include "src/io/json_reader.hpp"
 
 #include <algorithm>
@@ -59,9 +61,9 @@ template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
 
 } // namespace
 
-Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir)
+Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir, bool restart)
     : m_comm(comm), m_scene(std::move(scene)),
-      m_output_dir(output_dir.empty() ? m_scene.output_dir : output_dir) {
+      m_output_dir(output_dir.empty() ? m_scene.output_dir : output_dir), m_restarted(restart) {
     Kokkos::Timer timer;
     MPI_Comm_rank(comm, &m_rank);
     MPI_Comm_size(comm, &m_size);
@@ -171,7 +173,14 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_problem.h = m_scene.dt;
     m_integrator->start(m_x, m_v);
 
-    // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed).
+    // A restart reads the state of the newest checkpoint into the parts just built.
+    m_mesh_hash = io::mesh_fingerprint(comm, owned_ids(), m_x0);
+    if (m_restarted) {
+        restore_checkpoint();
+    }
+
+    // 4. Output folder (rank 0 prepares it; old step files of an earlier run are removed, a restart's
+    //    series and metrics continue after its step).
     on_root(comm, m_rank, [&] {
         std::error_code ec;
         fs::create_directories(m_output_dir, ec);
@@ -179,15 +188,25 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
             throw InputError("cannot create output folder '" + m_output_dir + "': " + ec.message() +
                              "; fix: choose a writable folder with --output or output.dir");
         }
-        fs::remove_all(fs::path(m_output_dir) / "steps", ec);
+        if (!m_restarted) {
+            // A new run: nothing of an earlier run in this folder may be listed or restarted from.
+            fs::remove_all(fs::path(m_output_dir) / "steps", ec);
+            fs::remove_all(fs::path(m_output_dir) / "checkpoints", ec);
+        }
         const std::string resolved = (fs::path(m_output_dir) / "scene.resolved.json").string();
         std::ofstream out(resolved);
         if (!(out << m_scene.resolved.dump(2) << '\n')) {
             throw InputError("cannot write '" + resolved + "'; fix: choose a writable output folder");
         }
-        m_metrics.emplace((fs::path(m_output_dir) / "metrics.jsonl").string());
+        const std::string metrics = (fs::path(m_output_dir) / "metrics.jsonl").string();
+        if (m_restarted) {
+            m_metrics.emplace(metrics, m_step);
+        } else {
+            m_metrics.emplace(metrics);
+        }
     });
-    m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary);
+    m_vtk = std::make_unique<io::VtkSeriesWriter>(comm, m_output_dir, m_scene.output_binary,
+                                                  m_restarted ? m_step : -1);
     m_setup_seconds = comm::allreduce_max(comm, timer.seconds());
     if (!m_scene.contact.enabled && !m_scene.obstacles.empty()) {
         log::warn() << "contact.enabled is false: the scene's " << m_scene.obstacles.size()
@@ -230,10 +249,16 @@ std::string Simulation::pvd_path() const {
 }
 
 void Simulation::run(const std::function<void(const solver::StepResult&)>& after_step) {
-    write_metrics(0, solver::StepResult{}, 0.0);
-    write_output(0, 0.0);
+    m_stop_signal = 0;
+    m_since_checkpoint.reset();
+    if (!m_restarted) {
+        write_metrics(0, solver::StepResult{}, 0.0);
+        write_output(0, 0.0);
+    } else if (m_step == m_scene.steps) {
+        log::info() << "the checkpoint is at the last step (" << m_step << "); nothing left to run";
+    }
     int failures = 0;
-    for (int n = 1; n <= m_scene.steps; ++n) {
+    for (int n = m_step + 1; n <= m_scene.steps; ++n) {
         Kokkos::Timer timer;
         const solver::StepResult result = step();
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
@@ -250,12 +275,94 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         if (after_step) {
             after_step(result);
         }
+        if (checkpoint_is_due(n == m_scene.steps)) {
+            write_checkpoint();
+        }
+        if (m_stop_signal != 0 && n < m_scene.steps) {
+            log::info() << "stopped by " << StopSignals::name(m_stop_signal) << " after step " << m_step
+                        << " of " << m_scene.steps << " (t " << m_time << " s); continue with: intact run "
+                        << m_scene.file << " --restart " << m_output_dir;
+            break;
+        }
     }
     if (failures > 0) {
         log::warn() << failures << " of " << m_scene.steps
                     << " steps did not meet the stopping rule within solver.max_newton_iterations; see "
                        "\"converged\" in metrics.jsonl";
     }
+}
+
+std::vector<GlobalId> Simulation::owned_ids() const {
+    return {m_local.node_global_id.begin(), m_local.node_global_id.begin() + m_local.num_owned_nodes};
+}
+
+bool Simulation::checkpoint_is_due(bool last_step) {
+    // One reduction agrees on a stop signal (any rank that saw one) and on the wall-clock interval.
+    const bool by_time =
+        m_scene.checkpoint_seconds > 0.0 && m_since_checkpoint.seconds() >= m_scene.checkpoint_seconds;
+    int local[2] = {StopSignals::received(), by_time ? 1 : 0};
+    int agreed[2] = {0, 0};
+    INTACT_CHECK_MPI(MPI_Allreduce(local, agreed, 2, MPI_INT, MPI_MAX, m_comm));
+    m_stop_signal = agreed[0];
+    const bool by_steps = m_scene.checkpoint_every > 0 && m_step % m_scene.checkpoint_every == 0;
+    const bool at_end = last_step && (m_scene.checkpoint_every > 0 || m_scene.checkpoint_seconds > 0.0);
+    return m_stop_signal != 0 || agreed[1] != 0 || by_steps || at_end;
+}
+
+void Simulation::write_checkpoint() {
+    Kokkos::Timer timer;
+    io::CheckpointWriter out(owned_ids());
+    out.put_node_field("positions", m_x);
+    out.put_node_field("velocities", m_v);
+    m_boundary->save(out);
+    m_integrator->save(out);
+    m_solver->save(out);
+    io::CheckpointInfo info;
+    info.step = m_step;
+    info.time = m_time;
+    info.ranks = m_size;
+    info.mesh_hash = m_mesh_hash;
+    info.scene = io::compared_scene(m_scene.resolved);
+    const std::string folder = io::write_checkpoint(m_comm, m_output_dir, out, info);
+    m_since_checkpoint.reset();
+    log::info() << "checkpoint after step " << m_step << ": " << (fs::path(m_output_dir) / folder).string()
+                << " (" << comm::allreduce_max(m_comm, timer.seconds()) << " s)";
+}
+
+void Simulation::restore_checkpoint() {
+    const io::CheckpointReader in(m_comm, m_output_dir, owned_ids(), *m_halo);
+    const io::CheckpointInfo& info = in.info();
+    // 1. The same scene and meshes (the reader's verdicts are the same on every rank).
+    const io::SceneDifference difference =
+        io::first_difference(info.scene, io::compared_scene(m_scene.resolved));
+    if (!difference.key.empty()) {
+        throw InputError(io::input_error_message(
+            m_scene.file, difference.key,
+            "differs from the checkpointed run's (" + difference.was + " there, " + difference.now + " here)",
+            "restart with the scene the run began with (only time.end, time.steps and the output keys may "
+            "change), or run the new scene without --restart into another output folder"));
+    }
+    if (info.mesh_hash != m_mesh_hash) {
+        throw InputError(io::input_error_message(
+            m_scene.file, "bodies", "the meshes differ from the checkpointed run's (a mesh file changed?)",
+            "restart with the mesh files the run began with, or start a new run without --restart"));
+    }
+    if (info.step > m_scene.steps) {
+        throw InputError(io::input_error_message(
+            m_scene.file, "time.steps",
+            "the checkpoint is at step " + std::to_string(info.step) + ", past the scene's " +
+                std::to_string(m_scene.steps) + " steps",
+            "give time.steps >= " + std::to_string(info.step) +
+                " (or time.end >= " + std::to_string(static_cast<double>(info.step) * m_scene.dt) + " s)"));
+    }
+    // 2. The state, each part its own.
+    in.node_field("positions", m_x);
+    in.node_field("velocities", m_v);
+    m_boundary->restore(in);
+    m_integrator->restore(in);
+    m_solver->restore(in);
+    m_step = static_cast<int>(info.step);
+    m_time = info.time;
 }
 
 solver::StepResult Simulation::step() {

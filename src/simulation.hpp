@@ -11,9 +11,19 @@
 /// Input problems found on any rank surface as an InputError thrown on every rank at once.
 ///
 /// `run` then takes `time.steps` implicit steps, writing every `output.every`-th step and the last one,
-/// with one metrics line and one progress line per step. Simulation owns the step's shared parts (the
-/// incremental potential, the boundary motion, the contact model and the integrator) and the method
-/// that `solver.type` names (solver/step_solver.hpp).
+/// with one metrics line and one progress line per step.
+///
+/// Checkpoints (io/checkpoint.hpp): after every `output.checkpoint_every`-th step, after
+/// `output.checkpoint_seconds` of wall time, after the last step when either key is set, and after the
+/// step during which SIGTERM or SIGUSR1 arrived — then `run` returns early (`stopped()`). The signals
+/// are caught while a StopSignals object lives (core/stop_signals.hpp); `intact run` makes one before
+/// the set-up, so a signal during the set-up stops the run after its first step. Each component saves its own
+/// state: x, v, t and the step here, obstacle rows in BoundaryMotion, history in the Integrator, state
+/// carried between steps in the StepSolver. A restart builds everything from the scene as usual, then reads
+/// that state back (by global node id, so on any rank count) and continues the output folder's series and
+/// metrics after the checkpoint's step. Simulation owns the step's shared parts (the incremental potential,
+/// the boundary motion, the contact model and the integrator) and the method that `solver.type` names
+/// (solver/step_solver.hpp).
 
 #include "comm/halo_exchange.hpp"
 #include "src/contact/contact_model.hpp"
@@ -29,21 +39,35 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace intact {
 
 class Simulation {
 public:
-    /// Collective over `comm`. `output_dir` overrides the scene's `output.dir` when not empty.
-    Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir = "");
+    /// Collective over `comm`. `output_dir` overrides the scene's `output.dir` when not empty. With
+    /// `restart`, the state comes from the newest complete checkpoint in the output folder; a scene that
+    /// differs from the checkpointed run's in anything but time.end, time.steps and the output,
+    /// partition and parallel keys is an InputError naming the key.
+    Simulation(MPI_Comm comm, io::Scene scene, const std::string& output_dir = "", bool restart = false);
 
-    /// Write the initial state, then take every time step of the scene, calling `after_step` (when
-    /// given) after each. Collective.
+    /// Write the initial state (not on a restart), then take the remaining time steps of the scene,
+    /// calling `after_step` (when given) after each. Returns early, after a checkpoint, when a stop
+    /// signal arrived. Collective.
     void run(const std::function<void(const solver::StepResult&)>& after_step = {});
+    /// Whether the last `run` stopped early on SIGTERM or SIGUSR1 (the checkpoint is written).
+    bool stopped() const { return m_stop_signal != 0; }
+    /// The step and time the simulation is at.
+    int current_step() const { return m_step; }
+    double current_time() const { return m_time; }
+
+    /// Write a checkpoint of the current state now. Collective.
+    void write_checkpoint();
 
     /// Take the current positions and velocities as the integrator's start (Newmark's a⁰, A-search's
     /// H⁰): call it after setting them by hand, before the first step. Collective.
@@ -83,6 +107,9 @@ private:
     void check_initial_contact(double dhat);
     void write_output(int step, double time);
     void write_metrics(int step, const solver::StepResult& result, double wall_seconds);
+    void restore_checkpoint();
+    bool checkpoint_is_due(bool last_step);
+    std::vector<GlobalId> owned_ids() const;
 
     MPI_Comm m_comm;
     int m_rank = 0;
@@ -109,6 +136,10 @@ private:
     std::unique_ptr<io::VtkSeriesWriter> m_vtk;
     std::optional<io::MetricsWriter> m_metrics; ///< rank 0 only
     double m_setup_seconds = 0.0;
+    bool m_restarted = false;
+    std::uint64_t m_mesh_hash = 0;    ///< io::mesh_fingerprint of the rest mesh
+    Kokkos::Timer m_since_checkpoint; ///< wall time since the last checkpoint (or the run's start)
+    int m_stop_signal = 0;            ///< the stop signal agreed on, 0 while none
 };
 
 } // namespace intact

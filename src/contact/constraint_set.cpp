@@ -101,6 +101,17 @@ void ConstraintSet::assign(const PairList& pairs) {
     carry(pairs, pairs.count);
 }
 
+void ConstraintSet::assign(const PairList& pairs, const ConstraintState& state) {
+    carry(pairs, pairs.count);
+    const auto head = std::make_pair(0, pairs.count);
+    Kokkos::deep_copy(Kokkos::subview(m_state.lambda, head), Kokkos::subview(state.lambda, head));
+    Kokkos::deep_copy(Kokkos::subview(m_state.gamma, head), Kokkos::subview(state.gamma, head));
+    Kokkos::deep_copy(Kokkos::subview(m_state.slack, head), Kokkos::subview(state.slack, head));
+    Kokkos::deep_copy(Kokkos::subview(m_state.distance, head), Kokkos::subview(state.distance, head));
+    Kokkos::deep_copy(Kokkos::subview(m_state.gradient, head, Kokkos::ALL),
+                      Kokkos::subview(state.gradient, head, Kokkos::ALL));
+}
+
 void ConstraintSet::merge(const PairList& more) {
     // 1. new_before(j): how many entries of `more` before j are not in the set yet (j = more.count: all).
     grow(m_flags, more.count + 1, "intact::contact::constraint_new_before");

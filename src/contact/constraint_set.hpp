@@ -37,6 +37,9 @@ public:
     /// The set becomes exactly `pairs` (sorted as a PairList); pairs already present keep their state, the
     /// others start at zero. Device work. Local.
     void assign(const PairList& pairs);
+    /// The set becomes exactly `pairs` (sorted) with `state` (one entry per pair, e.g. read back from a
+    /// checkpoint). Device work. Local.
+    void assign(const PairList& pairs, const ConstraintState& state);
     /// Add the pairs of `more` (sorted) that are not present yet, at zero state; the others keep theirs.
     /// Device work. Local.
     void insert(const PairList& more);

@@ -15,6 +15,11 @@ class MetricsWriter {
 public:
     /// Starts a new file (truncates an old one). Throws InputError if it cannot be created.
     explicit MetricsWriter(const std::string& path);
+    /// Continues the file of a run restarted after step `last_step`: keeps its lines of steps up to
+    /// `last_step` and drops later ones (the interrupted run's steps after its checkpoint, and a torn last
+    /// line), rewriting the file atomically, then appends. A missing file starts empty. Throws InputError
+    /// if it cannot be rewritten.
+    MetricsWriter(const std::string& path, long long last_step);
     void write(const nlohmann::json& line);
     const std::string& path() const { return m_path; }
 

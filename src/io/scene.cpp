@@ -484,6 +484,16 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
                     "use \"binary\" (smaller, faster)");
     }
     scene.output_binary = format == "binary";
+    scene.checkpoint_every = output.optional<int>("checkpoint_every", scene.checkpoint_every);
+    if (scene.checkpoint_every < 0) {
+        output.fail("checkpoint_every", "must be >= 0, got " + std::to_string(scene.checkpoint_every),
+                    "give the number of steps between checkpoints, e.g. 100, or 0 for none");
+    }
+    scene.checkpoint_seconds = output.optional<double>("checkpoint_seconds", scene.checkpoint_seconds);
+    if (!(scene.checkpoint_seconds >= 0.0) || !std::isfinite(scene.checkpoint_seconds)) {
+        output.fail("checkpoint_seconds", "must be a finite number >= 0",
+                    "give the wall-clock seconds between checkpoints, e.g. 1800, or 0 for none");
+    }
     output.finish();
 
     JsonObject partition = root.optional_object("partition");

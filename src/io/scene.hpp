@@ -152,6 +152,8 @@ struct Scene {
     std::string output_dir = "output";
     int output_every = 1;
     bool output_binary = true;
+    int checkpoint_every = 0;            ///< steps between checkpoints; 0: none by step count
+    double checkpoint_seconds = 0.0;     ///< wall-clock seconds between checkpoints; 0: none by time
     std::string partition_file;          ///< empty: partition with METIS at start-up
     std::string halo_transport = "auto"; ///< "auto", "mpi" or "nccl" (CUDA builds with NCCL)
     nlohmann::json resolved;             ///< every key with the value in effect

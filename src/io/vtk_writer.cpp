@@ -1,6 +1,7 @@
 #include "src/io/vtk_writer.hpp"
 
 #include "src/core/error.hpp"
+#include "src/io/atomic_file.hpp"
 
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
@@ -22,9 +23,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <locale>
+#include <regex>
 #include <sstream>
 #include <system_error>
 
@@ -94,40 +97,6 @@ std::string format_time(double time) {
         }
     }
     return text;
-}
-
-std::string os_error(const fs::path& path, int error) {
-    return path.string() + ": " + std::strerror(error);
-}
-
-/// Writes `text` to a temporary file next to `path` and renames it over `path`, so readers see either the
-/// old or the new file, never a partial one. Returns an empty string on success, else the path and the
-/// OS error.
-std::string write_file_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    errno = 0;
-    std::FILE* file = std::fopen(temporary.c_str(), "wb");
-    if (file == nullptr) {
-        return os_error(temporary, errno);
-    }
-    const std::size_t written = std::fwrite(text.data(), 1, text.size(), file);
-    const int write_error = errno;
-    if (written != text.size()) {
-        std::fclose(file);
-        std::remove(temporary.c_str());
-        return os_error(temporary, write_error != 0 ? write_error : EIO);
-    }
-    if (std::fclose(file) != 0) {
-        const int close_error = errno;
-        std::remove(temporary.c_str());
-        return os_error(temporary, close_error);
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int rename_error = errno;
-        std::remove(temporary.c_str());
-        return "renaming " + temporary.string() + " to " + os_error(path, rename_error);
-    }
-    return {};
 }
 
 /// Creates `directory` and its parents; returns an empty string or the path and the OS error.
@@ -326,9 +295,47 @@ std::string pvd_text(const std::vector<std::pair<double, std::string>>& entries)
     return out.str();
 }
 
+/// Step number of "steps/step_NNNNNN.pvtu" or of a folder "step_NNNNNN", or -1.
+long long step_of(const std::string& name) {
+    static const std::regex pattern(R"(^(?:steps/)?step_([0-9]+)(?:\.pvtu)?$)");
+    std::smatch match;
+    return std::regex_match(name, match, pattern) ? std::stoll(match[1].str()) : -1;
+}
+
+/// A restart's series: the entries of `pvd` for steps up to `last_step`. Step files of later steps (left
+/// by the interrupted run) are removed, so the folder holds no step the series does not list.
+std::vector<std::pair<double, std::string>>
+entries_through(const fs::path& pvd, const fs::path& steps, long long last_step) {
+    std::vector<std::pair<double, std::string>> entries;
+    std::ifstream in(pvd);
+    static const std::regex data_set(R"re(<DataSet timestep="([^"]*)"[^>]*file="([^"]*)")re");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch match;
+        if (std::regex_search(line, match, data_set)) {
+            const long long step = step_of(match[2].str());
+            if (step >= 0 && step <= last_step) {
+                std::istringstream text(match[1].str());
+                text.imbue(std::locale::classic());
+                double time = 0.0;
+                text >> time;
+                entries.emplace_back(time, match[2].str());
+            }
+        }
+    }
+    std::error_code ec;
+    for (fs::directory_iterator it(steps, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (step_of(name) > last_step) {
+            std::error_code ignored;
+            fs::remove_all(it->path(), ignored);
+        }
+    }
+    return entries;
+}
+
 } // namespace
 
-VtkSeriesWriter::VtkSeriesWriter(MPI_Comm comm, std::string directory, bool binary)
+VtkSeriesWriter::VtkSeriesWriter(MPI_Comm comm, std::string directory, bool binary, long long resume_step)
     : m_directory(std::move(directory)), m_binary(binary) {
     INTACT_CHECK_MPI(MPI_Comm_dup(comm, &m_comm));
     INTACT_CHECK_MPI(MPI_Comm_rank(m_comm, &m_rank));
@@ -336,6 +343,9 @@ VtkSeriesWriter::VtkSeriesWriter(MPI_Comm comm, std::string directory, bool bina
     std::string error;
     if (m_rank == 0) {
         error = make_directories(fs::path(m_directory) / "steps");
+        if (error.empty() && resume_step >= 0) {
+            m_entries = entries_through(pvd_path(), fs::path(m_directory) / "steps", resume_step);
+        }
         if (error.empty()) {
             error = write_file_atomically(pvd_path(), pvd_text(m_entries));
         }

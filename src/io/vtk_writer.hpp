@@ -44,7 +44,10 @@ public:
     /// one is replaced; old step files are left alone and overwritten as steps are written again).
     /// Collective: no rank returns before the empty series is on disk. Ends the job if rank 0 cannot
     /// create the directories or the file.
-    VtkSeriesWriter(MPI_Comm comm, std::string directory, bool binary = true);
+    /// With `resume_step` >= 0 (a restart after that step) the existing `intact.pvd` is continued instead:
+    /// its entries of steps up to `resume_step` stay, later ones and their step files (written by the
+    /// interrupted run after its checkpoint) are removed.
+    VtkSeriesWriter(MPI_Comm comm, std::string directory, bool binary = true, long long resume_step = -1);
     ~VtkSeriesWriter();
     VtkSeriesWriter(const VtkSeriesWriter&) = delete;
     VtkSeriesWriter& operator=(const VtkSeriesWriter&) = delete;

@@ -1,6 +1,7 @@
 #include "src/solver/a_search.hpp"
 
 #include "src/core/error.hpp"
+#include "src/io/checkpoint.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -212,6 +213,41 @@ void ASearch::end_step(const StepProblem& problem, const NodeField& x, const Nod
     m_start_term_energies.assign(sums.begin() + 6, sums.end());
     m_start_term_weights = weights;
     ++m_steps_taken;
+}
+
+void ASearch::save(io::CheckpointWriter& out) const {
+    // The cached start-of-step numbers (rather than a re-evaluation at xⁿ after the restart): they are
+    // what the uninterrupted run uses, including each term's weight of the step that ended at xⁿ.
+    const bool has_alpha = m_control && m_control->alpha;
+    out.put_values("a_search/scalars",
+                   {m_target.value(), static_cast<double>(m_steps_taken),
+                    static_cast<double>(m_start_term_gradients.size()), has_alpha ? 1.0 : 0.0,
+                    has_alpha ? *m_control->alpha : 0.0, m_control ? m_control->dissipated : 0.0});
+    out.put_values("a_search/term_energies", m_start_term_energies);
+    out.put_values("a_search/term_weights", m_start_term_weights);
+    out.put_node_field("a_search/start_gradient", m_start_gradient);
+    for (std::size_t k = 0; k < m_start_term_gradients.size(); ++k) {
+        out.put_node_field("a_search/start_term_gradient_" + std::to_string(k), m_start_term_gradients[k]);
+    }
+}
+
+void ASearch::restore(const io::CheckpointReader& in) {
+    // start() ran at x⁰ and sized the term fields; everything it computed is replaced.
+    const std::vector<double> scalars = in.values("a_search/scalars");
+    INTACT_REQUIRE(scalars.size() == 6 && static_cast<std::size_t>(scalars[2]) == m_start_term_gradients.size(),
+                   "A-search checkpoint: " << (scalars.size() == 6 ? scalars[2] : -1.0) << " terms saved, "
+                                           << m_start_term_gradients.size() << " here");
+    m_target.restore(scalars[0]);
+    m_steps_taken = static_cast<int>(scalars[1]);
+    m_control = EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(scalars[0]),
+                              scalars[3] != 0.0 ? std::optional<double>(scalars[4]) : std::nullopt,
+                              scalars[5]};
+    m_start_term_energies = in.values("a_search/term_energies");
+    m_start_term_weights = in.values("a_search/term_weights");
+    in.node_field("a_search/start_gradient", m_start_gradient);
+    for (std::size_t k = 0; k < m_start_term_gradients.size(); ++k) {
+        in.node_field("a_search/start_term_gradient_" + std::to_string(k), m_start_term_gradients[k]);
+    }
 }
 
 } // namespace intact::solver

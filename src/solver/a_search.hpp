@@ -36,6 +36,8 @@ public:
     void start(double initial_energy) { m_target = m_settings.scale * initial_energy; }
     /// Add `delta` J (a rebase when P changed definition).
     void rebase(double delta) { m_target += delta; }
+    /// Set Tⁿ as saved by a checkpoint (value() then; bit for bit, unlike a rebase).
+    void restore(double target) { m_target = target; }
     /// The target at the end of the step [t, t + h] that lost `dissipated` J to friction.
     double advance(double t, double h, double dissipated);
     double value() const { return m_target; }
@@ -58,6 +60,10 @@ public:
     void start(const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
     std::optional<EnergyControl> control() const override { return m_control; }
+    /// Tⁿ, the step count (the schedule's clock), ∇(Ψ + gravity) and each term's gradient at xⁿ, the
+    /// terms' energies and weights at xⁿ, and the last step's control numbers.
+    void save(io::CheckpointWriter& out) const override;
+    void restore(const io::CheckpointReader& in) override;
 
     /// Steps of end_step, public only because CUDA lambdas must live in public member functions.
     /// Dv = h M⁻¹ (∇P(xⁿ) − ∇P(xⁿ⁺¹)) on free owned rows, with the start's term gradients rescaled by

@@ -2,9 +2,11 @@
 
 #include "comm/collectives.hpp"
 #include "src/contact/ccd.hpp"
+#include "src/contact/constraint_records.hpp"
 #include "src/core/error.hpp"
 #include "src/core/log.hpp"
 #include "src/core/phase_timer.hpp"
+#include "src/io/checkpoint.hpp"
 #include "src/solver/line_search.hpp"
 #include "src/solver/stopping_rule.hpp"
 
@@ -312,6 +314,16 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     result.outer_iterations = k;
     result.mean_toi = k > 0 ? alpha_sum / k : 1.0;
     return result;
+}
+
+void AlSolver::save(io::CheckpointWriter& out) const {
+    out.put_bytes("al/constraints", contact::encode_constraints(m_set, m_contact.surface()));
+}
+
+void AlSolver::restore(const io::CheckpointReader& in) {
+    // The ghost plan carries the rows of the restored constraints from the step's first update on
+    // (require_pairs points at the set's pairs).
+    contact::decode_constraints(in.bytes_of_every_rank("al/constraints"), m_contact.surface(), m_set);
 }
 
 } // namespace intact::solver

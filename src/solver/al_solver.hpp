@@ -75,6 +75,12 @@ public:
     AlSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "al"; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
+    /// The constraint set (pairs with λ, γ, slack and linearisation) by global ids, each constraint from
+    /// the rank that counts it; every rank then takes back the constraints it holds. Nothing else
+    /// carries over: μ, δ and the pending pairs are recomputed at the step's start (the first segment's
+    /// CCD finds the pending pairs again), and friction is lagged there from the set's λ.
+    void save(io::CheckpointWriter& out) const override;
+    void restore(const io::CheckpointReader& in) override;
 
     /// Public for CUDA lambdas: μ's scale, the largest diagonal entry of the assembled matrix over free
     /// owned rows and ranks. Collective.

@@ -1,6 +1,8 @@
 #include "src/solver/boundary_motion.hpp"
 
 #include "comm/collectives.hpp"
+#include "src/core/error.hpp"
+#include "src/io/checkpoint.hpp"
 
 #include <cmath>
 
@@ -43,6 +45,36 @@ void BoundaryMotion::accept_trial() {
     if (m_surface) {
         m_surface->combine_obstacle_rows(1.0, m_obstacle_trial, 0.0, m_obstacle_trial, m_obstacle_x);
     }
+}
+
+void BoundaryMotion::save(io::CheckpointWriter& out) const {
+    if (!m_surface) {
+        return;
+    }
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), m_obstacle_x);
+    std::vector<double> rows;
+    for (int s = m_surface->num_body_vertices(); s < m_surface->num_vertices(); ++s) {
+        rows.insert(rows.end(), {x(s, 0), x(s, 1), x(s, 2)});
+    }
+    out.put_values("boundary/obstacle_positions", std::move(rows));
+}
+
+void BoundaryMotion::restore(const io::CheckpointReader& in) {
+    if (!m_surface) {
+        return;
+    }
+    const std::vector<double> rows = in.values("boundary/obstacle_positions");
+    const int first = m_surface->num_body_vertices();
+    INTACT_REQUIRE(rows.size() == 3 * static_cast<std::size_t>(m_surface->num_obstacle_rows()),
+                   "the checkpoint holds " << rows.size() / 3 << " obstacle rows, the scene "
+                                           << m_surface->num_obstacle_rows());
+    auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), m_obstacle_x);
+    for (std::size_t k = 0; 3 * k < rows.size(); ++k) {
+        for (int c = 0; c < 3; ++c) {
+            x(first + static_cast<int>(k), c) = rows[3 * k + static_cast<std::size_t>(c)];
+        }
+    }
+    Kokkos::deep_copy(m_obstacle_x, x);
 }
 
 void BoundaryMotion::begin_step(const NodeField& x, double h, double end_time) {

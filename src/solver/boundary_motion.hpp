@@ -19,6 +19,11 @@
 
 #include <vector>
 
+namespace intact::io {
+class CheckpointWriter;
+class CheckpointReader;
+} // namespace intact::io
+
 namespace intact::solver {
 
 class BoundaryMotion {
@@ -49,6 +54,12 @@ public:
     void trial_point(const NodeField& x, const NodeField& p, double alpha, const NodeField& trial);
     /// Accept the last trial point's obstacle rows. Local.
     void accept_trial();
+
+    /// Checkpoint: where the obstacles are (a step that ended before they arrived leaves them short of
+    /// their target; prescribed nodes are part of x). Replicated values. Local.
+    void save(io::CheckpointWriter& out) const;
+    /// Restart: the obstacle rows `save` wrote. Local.
+    void restore(const io::CheckpointReader& in);
 
     NodeField step() const { return m_step; }
     NodeField target() const { return m_target; }

@@ -1,6 +1,7 @@
 #include "src/solver/integrator.hpp"
 
 #include "src/core/error.hpp"
+#include "src/io/checkpoint.hpp"
 #include "src/solver/a_search.hpp"
 
 namespace intact::solver {
@@ -94,6 +95,18 @@ void Bdf2::end_step(const StepProblem& problem, const NodeField& x, const NodeFi
     ++m_steps_taken;
 }
 
+void Bdf2::save(io::CheckpointWriter& out) const {
+    out.put_node_field("bdf2/previous_position", m_previous_position);
+    out.put_node_field("bdf2/previous_velocity", m_previous_velocity);
+    out.put_values("bdf2/steps_taken", {static_cast<double>(m_steps_taken)});
+}
+
+void Bdf2::restore(const io::CheckpointReader& in) {
+    m_steps_taken = static_cast<int>(in.values("bdf2/steps_taken").at(0));
+    in.node_field("bdf2/previous_position", m_previous_position);
+    in.node_field("bdf2/previous_velocity", m_previous_velocity);
+}
+
 // --- Newmark ----------------------------------------------------------------------------------------
 
 Newmark::Newmark(EnergyModel& model, int num_local, double beta, double gamma)
@@ -143,6 +156,14 @@ void Newmark::end_step(const StepProblem& problem, const NodeField& x, const Nod
                 a(i, c) = next;
             }
         });
+}
+
+void Newmark::save(io::CheckpointWriter& out) const {
+    out.put_node_field("newmark/acceleration", m_acceleration);
+}
+
+void Newmark::restore(const io::CheckpointReader& in) {
+    in.node_field("newmark/acceleration", m_acceleration); // replaces start()'s a⁰
 }
 
 // --- implicit midpoint ------------------------------------------------------------------------------

@@ -28,6 +28,11 @@
 #include <string>
 #include <vector>
 
+namespace intact::io {
+class CheckpointWriter;
+class CheckpointReader;
+} // namespace intact::io
+
 namespace intact::solver {
 
 /// This rank's shares of the conservative energies at one state (J), not reduced over ranks.
@@ -97,6 +102,13 @@ public:
     virtual void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) = 0;
     /// A-search's α, target and friction loss of the last step; none for the other integrators.
     virtual std::optional<EnergyControl> control() const { return std::nullopt; }
+
+    /// Checkpoint: what the next step needs besides x, v and t (which Simulation saves): the history
+    /// named in the class comment, under section names of its own. Called between steps. Local.
+    virtual void save(io::CheckpointWriter& out) const = 0;
+    /// Restart: read back what `save` wrote, after `start` and after Simulation restored x, v and t; on
+    /// another rank count node fields come back by global node id. Collective.
+    virtual void restore(const io::CheckpointReader& in) = 0;
 };
 
 /// Backward (implicit) Euler: x̂ = xⁿ + h vⁿ, c = 1, vⁿ⁺¹ = (xⁿ⁺¹ − xⁿ) / h. First order, dissipative
@@ -108,6 +120,9 @@ public:
     std::string name() const override { return "implicit_euler"; }
     StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    /// Nothing: x̂ and vⁿ⁺¹ come from xⁿ and vⁿ alone, and begin_step overwrites both of its fields.
+    void save(io::CheckpointWriter& /*out*/) const override {}
+    void restore(const io::CheckpointReader& /*in*/) override {}
 
 protected:
     NodeField m_x_hat; ///< x̂ of the current step
@@ -122,6 +137,9 @@ public:
     std::string name() const override { return "bdf2"; }
     StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    /// xⁿ⁻¹, vⁿ⁻¹ and the step count (whether the next step is the start-up).
+    void save(io::CheckpointWriter& out) const override;
+    void restore(const io::CheckpointReader& in) override;
 
 private:
     NodeField m_x_hat;
@@ -143,6 +161,9 @@ public:
     void start(const NodeField& x, const NodeField& v) override;
     StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    /// aⁿ (it includes the contact and friction forces of the last step, which xⁿ alone does not give).
+    void save(io::CheckpointWriter& out) const override;
+    void restore(const io::CheckpointReader& in) override;
 
 private:
     EnergyModel& m_model;
@@ -161,6 +182,9 @@ public:
     std::string name() const override { return "implicit_midpoint"; }
     StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    /// Nothing: one-step, begin_step overwrites both of its fields.
+    void save(io::CheckpointWriter& /*out*/) const override {}
+    void restore(const io::CheckpointReader& /*in*/) override {}
 
 private:
     NodeField m_x_hat;

@@ -28,6 +28,11 @@ public:
     IpcSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "ipc"; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
+    /// Nothing carries over from one IPC step to the next: κ starts afresh from the gradients at xᵗ
+    /// (spec §4.2) and its growth memory is reset there, friction is lagged first at xᵗ, and PCG starts
+    /// from zero. A restarted step therefore equals the uninterrupted one given x, v and t.
+    void save(io::CheckpointWriter&) const override {}
+    void restore(const io::CheckpointReader&) override {}
 
     /// Public for CUDA lambdas: the right-hand side −(∇E + H Δ) of the free rows.
     void compute_rhs();

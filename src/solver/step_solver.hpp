@@ -19,6 +19,11 @@
 
 #include <memory>
 
+namespace intact::io {
+class CheckpointWriter;
+class CheckpointReader;
+} // namespace intact::io
+
 namespace intact::solver {
 
 /// Settings of the Newton-type methods, from the scene's `solver` and `contact` sections.
@@ -49,6 +54,14 @@ public:
     /// current, and the contact model (when there is one) is gathered at x with its pairs there: the
     /// integrator evaluates the energy terms there (integrator.hpp). Collective.
     virtual StepResult solve(const NodeField& x, const StepProblem& problem) = 0;
+
+    /// Checkpoint: the method's state that one step hands to the next (active sets, multipliers, κ when
+    /// it carries over, lagged friction data), under section names of its own. Pairs are keyed by global
+    /// ids (surface rows depend on the partition). Called between steps. Local.
+    virtual void save(io::CheckpointWriter& out) const = 0;
+    /// Restart: read back what `save` wrote, on this job's ranks (maybe another count than wrote it:
+    /// io::CheckpointReader::bytes_of_every_rank gives every old rank's bytes). Collective.
+    virtual void restore(const io::CheckpointReader& in) = 0;
 };
 
 /// The method named by `scene.solver` ("ipc").

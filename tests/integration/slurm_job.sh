@@ -11,6 +11,12 @@
 #            scaling.tsv with one row per rank count (1 and 2) and the plot scaling.png
 #   failing  slurm/run_cpu.sbatch on a scene override the program rejects; expects FAILED and the
 #            program's error in the job log (the check that a failing job fails the tests)
+#   restart  slurm/run_cpu.sbatch with 2 tasks, a 1-minute time limit and --signal=B:USR1@30 on a run
+#            that needs longer: Slurm signals the job before its limit, the run checkpoints and stops,
+#            the job requeues itself and restarts from the checkpoint, until the run is done. Expects
+#            COMPLETED after at least one requeue, metrics.jsonl with every step once and the values of
+#            an uninterrupted run (made first, with mpirun), and the final checkpoint byte for byte
+#            that run's. Takes 2-4 minutes (the reference and the jobs each run about a minute).
 # STATE_DIR is the cluster's (SLURM_CONF=STATE_DIR/slurm.conf). The job log is printed whenever the
 # job or a check fails. Exit status 0 on success, 1 on failure, 77 (skipped) when the cluster could
 # not be started for want of root.
@@ -19,7 +25,7 @@ set -euo pipefail
 
 say() { printf '[intact slurm test] %s\n' "$*" >&2; }
 (($# == 5)) || {
-  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing STATE_DIR SCENE OUTPUT INTACT_BIN"
+  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|restart STATE_DIR SCENE OUTPUT INTACT_BIN"
   exit 2
 }
 case_name=$1 state=$2 scene=$3 output=$4 bin=$5
@@ -58,6 +64,40 @@ failing)
     "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
   expect=FAILED
   ;;
+restart)
+  # The reference: the same run, uninterrupted, with mpirun on 2 ranks (the same partition as the job's).
+  # It must take longer than a job's signal window: Slurm checks time limits every 30 s, so with
+  # --time=1 --signal=B:USR1@30 the signal comes 0-30 s into each job (measured). When the reference takes
+  # under 45 s, the steps are scaled up once (to about 60 s) and it runs again.
+  restart_steps=${INTACT_RESTART_STEPS:-120}
+  for attempt in 1 2; do
+    restart_sets="time.steps=$restart_steps bodies.0.mesh.box.cells=[5,5,5] bodies.1.mesh.box.cells=[5,5,5]"
+    restart_sets+=" output.every=50 output.checkpoint_seconds=3600"
+    read -ra words <<<"$restart_sets"
+    reference=()
+    for w in "${words[@]}"; do reference+=(--set "$w"); done
+    say "reference run (uninterrupted, mpirun -n 2): $bin run $scene ${reference[*]}"
+    rm -rf "$output/reference"
+    began=$SECONDS
+    OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun -n 2 --oversubscribe "$bin" run "$scene" \
+      --output "$output/reference" "${reference[@]}" >"$output/reference.log" 2>&1 ||
+      {
+        tail -n 30 "$output/reference.log" >&2
+        say "FAIL: the reference run failed"
+        exit 1
+      }
+    took=$((SECONDS - began))
+    say "reference: $restart_steps steps in $took s"
+    ((took >= 45 || attempt == 2)) && break
+    restart_steps=$((restart_steps * 60 / (took > 0 ? took : 1) + 1))
+  done
+  # Each job may do little before its signal: allow many requeues.
+  job=$(cd "$root" && SCENE=$scene OUTPUT=$output/run INTACT_BIN=$bin INTACT_SET="$restart_sets" INTACT_MAX_RESTARTS=60 \
+    sbatch --parsable --output="$log" --job-name=intact-test-restart --time=1 --signal=B:USR1@30 \
+    -n 2 slurm/run_cpu.sbatch)
+  expect=COMPLETED
+  ;;
 *)
   say "unknown case '$case_name'"
   exit 2
@@ -78,9 +118,13 @@ fail() {
 }
 
 # Wait until the job has left the queue, then for its record in the job completion log.
-timeout=${INTACT_JOB_TIMEOUT:-300}
+timeout=${INTACT_JOB_TIMEOUT:-$([[ $case_name == restart ]] && echo 600 || echo 300)}
 start=$SECONDS
 while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
+  # Slurm holds a requeued job for about two minutes; the test need not wait for that.
+  if [[ $case_name == restart && $(squeue -h -j "$job" -o %r 2>/dev/null) == BeginTime ]]; then
+    scontrol update JobId="$job" StartTime=now 2>/dev/null || true
+  fi
   if ((SECONDS - start > timeout)); then
     scancel "$job" || true
     fail "job $job still queued or running after $timeout s: $(squeue -h -j "$job" -o '%T %R')"
@@ -89,7 +133,8 @@ while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
 done
 state_line=""
 for _ in $(seq 20); do
-  state_line=$(sacct -c -j "$job" -n -P -o State,ExitCode,Elapsed 2>/dev/null | head -n 1)
+  # A requeued job has one record per run; the last one is the job's final state.
+  state_line=$(sacct -c -j "$job" -n -P -o State,ExitCode,Elapsed 2>/dev/null | tail -n 1)
   [[ -n $state_line ]] && break
   sleep 0.5
 done
@@ -117,6 +162,32 @@ scaling)
     fail "expected a PNG plot $output/scaling.png next to the table, found none"
   say "ok: $table rows for ranks $rows, plot $output/scaling.png"
   cat "$table" >&2
+  ;;
+restart)
+  requeues=$(grep -c "requeueing job $job" "$log" || true)
+  ((requeues >= 1)) || fail "expected the job to be stopped by its time-limit signal and requeued, found no requeue"
+  grep -q "received SIGUSR1" "$log" || fail "expected the time-limit signal SIGUSR1 in the job log"
+  grep -q "restart from .*checkpoints/step_" "$log" || fail "expected a restart from a checkpoint in the job log"
+  python3 - "$output/reference/metrics.jsonl" "$output/run/metrics.jsonl" "$restart_steps" <<'EOF' ||
+import json, sys
+reference = [json.loads(line) for line in open(sys.argv[1])]
+restarted = [json.loads(line) for line in open(sys.argv[2])]
+steps = int(sys.argv[3])
+assert [r["step"] for r in restarted] == list(range(steps + 1)), "steps are not 0..%d once each" % steps
+for a, b in zip(reference, restarted):
+    for key in ("time", "newton_iterations", "linear_iterations", "kinetic_energy", "elastic_energy",
+                "gravitational_energy", "contact_pairs", "barrier_stiffness"):
+        assert a[key] == b[key], "step %d: %s %r != %r" % (a["step"], key, a[key], b[key])
+EOF
+    fail "metrics.jsonl of the restarted job differs from the uninterrupted run's"
+  final=$(printf 'checkpoints/step_%09d' "$restart_steps")
+  for file in "$output/reference/$final"/rank_*.ckpt; do
+    cmp -s "$file" "$output/run/$final/$(basename "$file")" ||
+      fail "$final/$(basename "$file") differs from the uninterrupted run's"
+  done
+  cmp -s "$output/reference/intact.pvd" "$output/run/intact.pvd" || fail "intact.pvd differs from the uninterrupted run's"
+  say "ok: stopped by the time-limit signal and requeued $requeues time(s); the final state equals the uninterrupted run's"
+  sacct -c -j "$job" -n -P -o JobID,State,ExitCode,Elapsed >&2 || true
   ;;
 failing)
   grep -q "key 'time.dt'" "$log" || fail "expected the program's error (key 'time.dt') in the job log"
