@@ -29,7 +29,8 @@ bool is_row(int kind, int k) {
 }
 
 // flags(j) = 1 when this rank counts constraint j (owns_pair). Device work.
-Kokkos::View<int*, MemSpace>::HostMirror counted_flags(const PairList& pairs, const SurfaceTopology& topology) {
+Kokkos::View<int*, MemSpace>::HostMirror counted_flags(const PairList& pairs,
+                                                       const SurfaceTopology& topology) {
     Kokkos::View<int*, MemSpace> flags("intact::contact::counted_constraints", pairs.count);
     const auto kind = pairs.kind;
     const auto rows = pairs.rows;
@@ -79,7 +80,9 @@ std::string encode_constraints(const ConstraintSet& set, const ContactSurface& s
     return bytes;
 }
 
-void decode_constraints(const std::vector<std::string>& shares, const ContactSurface& surface, ConstraintSet& set) {
+void decode_constraints(const std::vector<std::string>& shares,
+                        const ContactSurface& surface,
+                        ConstraintSet& set) {
     // 1. Global id → surface row (body and obstacle rows; the same map on every rank).
     const std::vector<GlobalId>& gid = surface.vertex_gid();
     std::unordered_map<GlobalId, int> row_of;
@@ -96,8 +99,9 @@ void decode_constraints(const std::vector<std::string>& shares, const ContactSur
     };
     std::vector<Held> held;
     for (const std::string& share : shares) {
-        INTACT_REQUIRE(share.size() % sizeof(Record) == 0,
-                       "an AL constraint section of " << share.size() << " bytes is not a whole number of records");
+        INTACT_REQUIRE(share.size() % sizeof(Record) == 0, "an AL constraint section of "
+                                                               << share.size()
+                                                               << " bytes is not a whole number of records");
         for (std::size_t offset = 0; offset < share.size(); offset += sizeof(Record)) {
             Held item{};
             std::memcpy(&item.record, share.data() + offset, sizeof(Record));
@@ -110,8 +114,8 @@ void decode_constraints(const std::vector<std::string>& shares, const ContactSur
                     continue;
                 }
                 const auto it = row_of.find(static_cast<GlobalId>(id));
-                INTACT_REQUIRE(it != row_of.end(), "an AL constraint names node " << id
-                                                                                  << ", which is on no contact surface");
+                INTACT_REQUIRE(it != row_of.end(),
+                               "an AL constraint names node " << id << ", which is on no contact surface");
                 item.rows[static_cast<std::size_t>(k)] = it->second;
                 holds = holds || (!surface.is_obstacle(it->second) && surface.owns(it->second));
             }
@@ -128,15 +132,16 @@ void decode_constraints(const std::vector<std::string>& shares, const ContactSur
     const int count = static_cast<int>(held.size());
     PairList pairs;
     pairs.kind = Kokkos::View<int*, MemSpace>("intact::contact::restored_kind", count);
-    pairs.rows = Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::contact::restored_rows", count);
+    pairs.rows =
+        Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::contact::restored_rows", count);
     pairs.count = count;
     ConstraintState state;
     state.lambda = Kokkos::View<double*, MemSpace>("intact::contact::restored_lambda", count);
     state.gamma = Kokkos::View<double*, MemSpace>("intact::contact::restored_gamma", count);
     state.slack = Kokkos::View<double*, MemSpace>("intact::contact::restored_slack", count);
     state.distance = Kokkos::View<double*, MemSpace>("intact::contact::restored_distance", count);
-    state.gradient =
-        Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>("intact::contact::restored_gradient", count);
+    state.gradient = Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>(
+        "intact::contact::restored_gradient", count);
     const auto kind = Kokkos::create_mirror_view(pairs.kind);
     const auto rows = Kokkos::create_mirror_view(pairs.rows);
     const auto lambda = Kokkos::create_mirror_view(state.lambda);

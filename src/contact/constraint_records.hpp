@@ -29,6 +29,8 @@ std::string encode_constraints(const ConstraintSet& set, const ContactSurface& s
 
 /// `set` becomes the constraints of `shares` (every old rank's records) that this rank holds, with their
 /// state. Host work, then one copy to the device. Local.
-void decode_constraints(const std::vector<std::string>& shares, const ContactSurface& surface, ConstraintSet& set);
+void decode_constraints(const std::vector<std::string>& shares,
+                        const ContactSurface& surface,
+                        ConstraintSet& set);
 
 } // namespace intact::contact

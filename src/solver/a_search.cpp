@@ -234,14 +234,15 @@ void ASearch::save(io::CheckpointWriter& out) const {
 void ASearch::restore(const io::CheckpointReader& in) {
     // start() ran at x⁰ and sized the term fields; everything it computed is replaced.
     const std::vector<double> scalars = in.values("a_search/scalars");
-    INTACT_REQUIRE(scalars.size() == 6 && static_cast<std::size_t>(scalars[2]) == m_start_term_gradients.size(),
+    INTACT_REQUIRE(scalars.size() == 6 &&
+                       static_cast<std::size_t>(scalars[2]) == m_start_term_gradients.size(),
                    "A-search checkpoint: " << (scalars.size() == 6 ? scalars[2] : -1.0) << " terms saved, "
                                            << m_start_term_gradients.size() << " here");
     m_target.restore(scalars[0]);
     m_steps_taken = static_cast<int>(scalars[1]);
-    m_control = EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(scalars[0]),
-                              scalars[3] != 0.0 ? std::optional<double>(scalars[4]) : std::nullopt,
-                              scalars[5]};
+    m_control =
+        EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(scalars[0]),
+                      scalars[3] != 0.0 ? std::optional<double>(scalars[4]) : std::nullopt, scalars[5]};
     m_start_term_energies = in.values("a_search/term_energies");
     m_start_term_weights = in.values("a_search/term_weights");
     in.node_field("a_search/start_gradient", m_start_gradient);

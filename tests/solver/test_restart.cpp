@@ -388,9 +388,10 @@ json variant_scene(const std::string& variant, int steps) {
 
 // The metrics a step's physics determines (present or absent alike in both lines).
 void expect_same_physics(const json& a, const json& b) {
-    for (const char* key : {"step", "time", "newton_iterations", "linear_iterations", "contact_pairs",
-                            "kinetic_energy", "elastic_energy", "total_energy", "energy_target", "alpha",
-                            "dissipated_energy", "outer_iterations", "active_set_size", "barrier_stiffness"}) {
+    for (const char* key :
+         {"step", "time", "newton_iterations", "linear_iterations", "contact_pairs", "kinetic_energy",
+          "elastic_energy", "total_energy", "energy_target", "alpha", "dissipated_energy", "outer_iterations",
+          "active_set_size", "barrier_stiffness"}) {
         EXPECT_EQ(a.contains(key), b.contains(key)) << "metrics key " << key << " at step " << a["step"];
         if (a.contains(key) && b.contains(key)) {
             EXPECT_EQ(a[key], b[key]) << "metrics key " << key << " at step " << a["step"];
