@@ -77,6 +77,11 @@ NewtonMeasures measure_newton(MPI_Comm comm,
                               int num_owned,
                               double h);
 
+/// A failed line search along a direction with ‖p‖∞ / h below this fraction of ε_d ends the solve
+/// converged: E cannot resolve such a step (stiff elements lose about μ V h² ε of E to round-off, more
+/// than `below_round_off` allows for), and the direction is a thousandth of the accuracy asked for.
+constexpr double k_round_off_velocity = 1e-3;
+
 /// Whether a Newton direction p is below the resolution of E: its predicted decrease −∇E·p = rhs·p
 /// (free owned rows, summed over ranks) is at most the line search's round-off × `energy_scale`
 /// (Σ|terms of E|, LineSearchSettings). A line search that fails on such a direction has met E's
