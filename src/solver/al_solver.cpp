@@ -21,6 +21,21 @@ constexpr int stall_limit = 50;
 
 } // namespace
 
+namespace detail {
+
+// The smallest of the first `count` values (1 without any). A named namespace: CUDA lambdas need an
+// enclosing function with linkage.
+double smallest(const Kokkos::View<const double*, MemSpace>& values, int count) {
+    double least = 1.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::al_min_toi", Kokkos::RangePolicy<ExecSpace>(0, count),
+        KOKKOS_LAMBDA(const int k, double& m) { m = values(k) < m ? values(k) : m; },
+        Kokkos::Min<double>(least));
+    return least;
+}
+
+} // namespace detail
+
 AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_options(parts.scene.al), m_potential(parts.potential),
       m_boundary(parts.boundary), m_contact(*parts.contact),
@@ -109,12 +124,7 @@ double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
         m_toi = Kokkos::View<double*, MemSpace>("intact::solver::al_toi", swept.count + swept.count / 4 + 16);
     }
     contact::times_of_impact(swept, m_contact.positions(), m_contact.step(), m_contact.topology(), m_toi);
-    const auto toi = m_toi;
-    double contact_alpha = 1.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::al_min_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
-        KOKKOS_LAMBDA(const int k, double& smallest) { smallest = toi(k) < smallest ? toi(k) : smallest; },
-        Kokkos::Min<double>(contact_alpha));
+    const double contact_alpha = detail::smallest(m_toi, swept.count);
     if (static_cast<int>(m_entry.extent(0)) < swept.count) {
         m_entry = Kokkos::View<double*, MemSpace>("intact::solver::al_entry", m_toi.extent(0));
     }
