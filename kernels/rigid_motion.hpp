@@ -20,8 +20,13 @@ KOKKOS_INLINE_FUNCTION Mat3 rotation_matrix(const Vec3& theta) {
         return R;
     }
     const Vec3 k = theta / angle;
-    Mat3 K;
-    K << 0.0, -k(2), k(1), k(2), 0.0, -k(0), -k(1), k(0), 0.0;
+    Mat3 K = Mat3::Zero(); // [k]×
+    K(0, 1) = -k(2);
+    K(0, 2) = k(1);
+    K(1, 0) = k(2);
+    K(1, 2) = -k(0);
+    K(2, 0) = -k(1);
+    K(2, 1) = k(0);
     R += ::sin(angle) * K + (1.0 - ::cos(angle)) * (K * K);
     return R;
 }

@@ -286,7 +286,8 @@ TEST(Scene, ReadsMotionForceSpinAndObstacleKeys) {
                        {"center", {0, 0.5, 0.5}},
                        {"start", 0.1},
                        {"end", 0.3}}};
-    body["forces"] = {{{"box", {{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}}, {"force", {0, 0, -2}}, {"end", 1.0}}};
+    body["forces"] = {
+        {{"box", {{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}}, {"force", {0, 0, -2}}, {"end", 1.0}}};
     document["contact"] = {{"friction", 0.3}};
     document["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 2}}}},
                               {"rotate_deg", {90, 0, 0}},
@@ -340,7 +341,8 @@ TEST(Scene, RejectsBadMotionForceAndObstacleValues) {
                        "required with angular_velocity");
     expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"center", {0, 0, 0}}}), "bodies[0].moving[0].center",
                        "no effect without angular_velocity");
-    expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"start", -1.0}}), "bodies[0].moving[0].start", ">= 0");
+    expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"start", -1.0}}), "bodies[0].moving[0].start",
+                       ">= 0");
     expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"start", 0.5}, {"end", 0.5}}),
                        "bodies[0].moving[0].end", "after start");
     expect_scene_error(moving({{"angular_velocity", "fast"}, {"center", {0, 0, 0}}}),
@@ -379,8 +381,8 @@ TEST(Scene, RejectsBadMotionForceAndObstacleValues) {
                        "obstacles[0].angular_velocity", "not supported for a plane");
     expect_scene_error(obstacle({{"mesh", {{"file", "a.obj"}}}, {"angular_velocity", {0, 0, 1}}}),
                        "obstacles[0].center", "required with angular_velocity");
-    expect_scene_error(obstacle({{"mesh", {{"file", "a.obj"}}}, {"center", {0, 0, 0}}}), "obstacles[0].center",
-                       "no effect");
+    expect_scene_error(obstacle({{"mesh", {{"file", "a.obj"}}}, {"center", {0, 0, 0}}}),
+                       "obstacles[0].center", "no effect");
     expect_scene_error(obstacle({{"rotate_deg", "x"}}), "obstacles[0].rotate_deg", "array of 3 numbers");
 }
 
@@ -402,7 +404,8 @@ TEST(SceneMesh, RotatesAboutTheCentroidGivesSpinAndMovingVelocities) {
             hi[c] = std::max(hi[c], x[c]);
         }
     }
-    // The box [0, 1] × [0, 0.75] × [0, 0.5] turned about (0.5, 0.375): x ∈ [0.125, 0.875], y ∈ [−0.125, 0.875].
+    // The box [0, 1] × [0, 0.75] × [0, 0.5] turned about (0.5, 0.375): x ∈ [0.125, 0.875], y ∈ [−0.125,
+    // 0.875].
     EXPECT_NEAR(lo[0], 0.125, 1e-12);
     EXPECT_NEAR(hi[0], 0.875, 1e-12);
     EXPECT_NEAR(lo[1], -0.125, 1e-12);
@@ -432,7 +435,8 @@ TEST(SceneMesh, RotatesAboutTheCentroidGivesSpinAndMovingVelocities) {
             EXPECT_EQ(later.velocity[n], (intact::Vec3{0, 0, 0}));
         }
     }
-    document["bodies"][0]["forces"] = {{{"box", {{"min", {50, 50, 50}}, {"max", {51, 51, 51}}}}, {"force", {1, 0, 0}}}};
+    document["bodies"][0]["forces"] = {
+        {{"box", {{"min", {50, 50, 50}}, {"max", {51, 51, 51}}}}, {"force", {1, 0, 0}}}};
     const std::string message = error_of([&] { intact::build_scene_mesh(parse_scene(document, "s.json")); });
     EXPECT_NE(message.find("bodies[0].forces[0].box"), std::string::npos) << message;
 }

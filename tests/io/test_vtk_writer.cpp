@@ -449,8 +449,8 @@ TEST(VtkWriter, ObstaclesArePartOneOfEveryStep) {
     const std::string directory = fresh_directory("obstacles");
     VtkSeriesWriter writer(MPI_COMM_WORLD, directory);
     intact::io::VtkObstacles obstacles;
-    obstacles.points = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}, {3, 0, 0}, {5, 5, 5},
-                        {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}};
+    obstacles.points = {{0, 0, 0}, {1, 0, 0},    {0, 1, 0},   {2, 0, 0},  {3, 0, 0},
+                        {5, 5, 5}, {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}};
     obstacles.cells = {{0, 1, 2}, {3, 4}, {5}, {6, 7, 8, 9}};
     obstacles.cell_obstacle = {1, 2, 2, 0};
     for (int step = 0; step < 2; ++step) {
@@ -463,13 +463,15 @@ TEST(VtkWriter, ObstaclesArePartOneOfEveryStep) {
     writer.write(1, 0.1, make_piece(rank, n_ranks, 1, slab_owner), rank == 0 ? &obstacles : nullptr);
     if (rank == 0) {
         const std::string pvd = read_text(writer.pvd_path());
-        for (const char* entry : {"timestep=\"0\" group=\"\" part=\"1\" file=\"steps/step_000000/obstacles.vtu\"",
-                                  "timestep=\"0.1\" group=\"\" part=\"1\" "
-                                  "file=\"steps/step_000001/obstacles.vtu\""}) {
+        for (const char* entry :
+             {"timestep=\"0\" group=\"\" part=\"1\" file=\"steps/step_000000/obstacles.vtu\"",
+              "timestep=\"0.1\" group=\"\" part=\"1\" "
+              "file=\"steps/step_000001/obstacles.vtu\""}) {
             EXPECT_NE(pvd.find(entry), std::string::npos) << pvd;
         }
         std::size_t parts = 0;
-        for (std::size_t at = pvd.find("part=\"1\""); at != std::string::npos; at = pvd.find("part=\"1\"", at + 1)) {
+        for (std::size_t at = pvd.find("part=\"1\""); at != std::string::npos;
+             at = pvd.find("part=\"1\"", at + 1)) {
             ++parts;
         }
         EXPECT_EQ(parts, 2u) << pvd; // the rewritten step replaced its entry

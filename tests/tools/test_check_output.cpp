@@ -704,8 +704,8 @@ TEST_F(CheckOutput, SegmentAndPointObstaclesArePlacedMovedAndChecked) {
     std::ofstream(obj) << "v 0 0 0\nv 1 0 0\nv 0 0 0.5\nl 1 2\n";
     const auto wire = [&](const intact::Vec3& translate) {
         nlohmann::json entry = mesh_obstacle(obj.string());
-        entry["scale"] = 3.0;                       // segment (0,0,0)–(3,0,0), point (0,0,1.5)
-        entry["rotate_deg"] = {0.0, 0.0, 90.0};     // segment along +y, point unchanged
+        entry["scale"] = 3.0;                   // segment (0,0,0)–(3,0,0), point (0,0,1.5)
+        entry["rotate_deg"] = {0.0, 0.0, 90.0}; // segment along +y, point unchanged
         entry["translate"] = {translate[0], translate[1], translate[2]};
         return entry;
     };
