@@ -237,7 +237,7 @@ solver::StepResult Simulation::step() {
     // minimises; 3. velocities from the step's end.
     const double h = m_scene.dt;
     m_integrator->begin_step(h, m_x, m_v);
-    m_boundary->begin_step(m_x, h, m_time);
+    m_boundary->begin_step(m_x, h, m_time, m_time + h);
     m_forces->evaluate(m_time, h);
     solver::StepProblem problem;
     problem.x_hat = m_integrator->x_hat();

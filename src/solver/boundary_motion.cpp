@@ -68,7 +68,8 @@ void BoundaryMotion::release(int k) {
     }
 }
 
-void BoundaryMotion::begin_step(const NodeField& x, double h, double t) {
+void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time, double end_time) {
+    const double t = start_time;
     // 1. Moving boxes whose window ended by t are released (every rank decides alike from t).
     for (std::size_t k = 0; k < m_selectors.size(); ++k) {
         const auto& end = m_selectors[k].window.end;
@@ -120,7 +121,7 @@ void BoundaryMotion::begin_step(const NodeField& x, double h, double t) {
             }
         });
     if (m_surface) {
-        m_surface->obstacle_positions(t + h, m_obstacle_target);
+        m_surface->obstacle_positions(end_time, m_obstacle_target);
     }
 }
 

@@ -38,10 +38,12 @@ public:
     /// place) when a moving box is released.
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
-    /// This step [t, t + h]: releases moving boxes that have ended, then the targets from the state at
-    /// the step's start: each moving node carried by its motion over the active part of the step,
-    /// obstacles at t + h. Device kernels; a few numbers per moving box from the host. Local.
-    void begin_step(const NodeField& x, double h, double t);
+    /// This step [start_time, end_time] of length h (both times as the caller counts them, so that
+    /// windows and the obstacles' clock see exact values): releases moving boxes that have ended, then
+    /// the targets from the state at the step's start: each moving node carried by its motion over the
+    /// part of the step inside its window, obstacles at end_time. Device kernels; a few numbers per
+    /// moving box from the host. Local.
+    void begin_step(const NodeField& x, double h, double start_time, double end_time);
 
     /// Δ = target − x on prescribed rows (0 on free rows), into step(), and the obstacles' remaining
     /// motion into obstacle_step(); returns ‖Δ‖∞ over all ranks and obstacle rows. Collective.
