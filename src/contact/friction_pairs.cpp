@@ -105,6 +105,7 @@ void FrictionPairs::reserve(int n) {
     m_rows = decltype(m_rows)(alloc("intact::contact::friction_rows"), capacity);
     m_count = decltype(m_count)(alloc("intact::contact::friction_count"), capacity);
     m_normal_force = decltype(m_normal_force)(alloc("intact::contact::friction_normal_force"), capacity);
+    m_pair_mu = decltype(m_pair_mu)(alloc("intact::contact::friction_mu"), capacity);
     m_coefficients = decltype(m_coefficients)(alloc("intact::contact::friction_coefficients"), capacity);
     m_basis = decltype(m_basis)(alloc("intact::contact::friction_basis"), capacity);
     m_owned = decltype(m_owned)(alloc("intact::contact::friction_owned"), capacity);
@@ -128,6 +129,8 @@ void FrictionPairs::lag(const PairList& active,
     const auto rows_out = m_rows;
     const auto count_out = m_count;
     const auto force_out = m_normal_force;
+    const auto mu_out = m_pair_mu;
+    const double mu = m_mu;
     const auto coefficients = m_coefficients;
     const auto basis = m_basis;
     const auto owned = m_owned;
@@ -141,6 +144,7 @@ void FrictionPairs::lag(const PairList& active,
             const int kind = active.kind(i);
             owned(i) = owns_pair(kind, rows, topology) ? 1 : 0;
             force_out(i) = normal_force(i);
+            mu_out(i) = pair_friction(kind, rows, topology, mu);
             Coefficients c = Coefficients::Zero();
             Mat32 P;
             if (kind == k_point_plane) {
@@ -211,7 +215,7 @@ double FrictionPairs::local_energy(const ConstSurfaceField& xs) const {
     const auto basis = m_basis;
     const auto owned = m_owned;
     const ConstSurfaceField start = m_start;
-    const double mu = m_mu;
+    const auto mu = m_pair_mu;
     const double eps_v_h = m_eps_v_h;
     double total = 0.0;
     Kokkos::parallel_reduce(
@@ -231,7 +235,7 @@ double FrictionPairs::local_energy(const ConstSurfaceField& xs) const {
                 }
             }
             const auto dx = stencil_displacement(rows, count, xs, start, i);
-            sum += kernels::friction_pair_potential<4>(mu, force(i), c, P, dx, eps_v_h);
+            sum += kernels::friction_pair_potential<4>(mu(i), force(i), c, P, dx, eps_v_h);
         },
         total);
     return total;
@@ -245,7 +249,7 @@ void FrictionPairs::derivatives(const ConstSurfaceField& xs, PairStencils& out) 
     const auto coefficients = m_coefficients;
     const auto basis = m_basis;
     const ConstSurfaceField start = m_start;
-    const double mu = m_mu;
+    const auto mu = m_pair_mu;
     const double eps_v_h = m_eps_v_h;
     const auto out_rows = out.rows;
     const auto out_count = out.count;
@@ -269,7 +273,7 @@ void FrictionPairs::derivatives(const ConstSurfaceField& xs, PairStencils& out) 
             const auto dx = stencil_displacement(rows, count, xs, start, i);
             kernels::VecN<12> g;
             kernels::MatN<12> H;
-            kernels::friction_pair_gradient_hessian<4>(mu, force(i), c, P, dx, eps_v_h, g, H);
+            kernels::friction_pair_gradient_hessian<4>(mu(i), force(i), c, P, dx, eps_v_h, g, H);
             for (int j = 0; j < 12; ++j) {
                 out_gradient(i, j) = g(j);
                 for (int k = 0; k < 12; ++k) {

@@ -71,6 +71,23 @@ pair_mollifier_threshold(int kind, const int rows[4], const SurfaceTopology& top
     return kernels::edge_edge_mollifier_threshold(r[0], r[1], r[2], r[3]);
 }
 
+/// Coulomb μ of a pair: the own `friction` of the obstacle one of its rows belongs to (a pair has at
+/// most one obstacle, as all-prescribed pairs are never formed), else `mu` (contact.friction).
+KOKKOS_INLINE_FUNCTION double
+pair_friction(int kind, const int rows[4], const SurfaceTopology& topology, double mu) {
+    const int count = kind == k_point_plane ? 3 : 4;
+    for (int k = 0; k < count; ++k) {
+        if (kind == k_point_plane && k == 1) {
+            continue; // the plane's index, not a row
+        }
+        const double own = topology.friction(rows[k]);
+        if (own >= 0.0) {
+            return own;
+        }
+    }
+    return mu;
+}
+
 /// Whether this rank counts the pair's energy: it owns the pair's row with the smallest global id
 /// (obstacle rows have the largest ids, so that is a body row).
 KOKKOS_INLINE_FUNCTION bool owns_pair(int kind, const int rows[4], const SurfaceTopology& topology) {

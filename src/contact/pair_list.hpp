@@ -44,6 +44,7 @@ struct SurfaceTopology {
     Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> rest;         ///< rest positions per row (m)
     Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> plane_normal; ///< unit, to the free side
     Kokkos::View<int*, MemSpace> plane_row;                                ///< the row of each plane
+    Kokkos::View<double*, MemSpace> friction; ///< per row: an obstacle's own μ, or −1 (contact.friction)
     int num_body_vertices = 0;
 };
 

@@ -44,7 +44,7 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
     m_barrier_term.emplace(*m_contact, *m_kappa);
     m_potential.set_contact(*m_contact);
     m_potential.add_term(*m_barrier_term);
-    if (parts.scene.contact.friction > 0.0) {
+    if (parts.scene.has_friction()) {
         m_friction =
             std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
         m_friction_term.emplace(*m_contact, *m_friction);
