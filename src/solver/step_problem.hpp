@@ -25,7 +25,7 @@ struct StepProblem {
     /// The solve's positions are the state at t + θ h: 1, except ½ for implicit midpoint (whose solve
     /// finds the midpoint y); prescribed nodes and obstacles are placed for that time.
     double theta = 1.0;
-    NodeField force;     ///< applied force f per local node (N), owned rows; empty View: none
+    NodeField force; ///< applied force f per local node (N), owned rows; empty View: none
 };
 
 /// Wall seconds of a step's phases on this rank (each after a fence). Methods fill those they have.
