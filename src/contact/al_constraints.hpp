@@ -83,7 +83,7 @@ ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, cons
 /// update: entry(j) = toi(j) when the conservative CCD time is below 1 (it closes most of its gap), else 1
 /// when it ends the segment closer than δ (a slow approach into the offset zone, which the CCD's relative
 /// threshold would let through ever deeper as h shrinks), else 2 (no violation). `ends`: scratch surface
-/// field. Device work. Local.
+/// field; `entry` is grown to swept.count. Device work. Local.
 void segment_entry_times(const PairList& swept,
                          const Kokkos::View<const double*, MemSpace>& toi,
                          const ConstSurfaceField& xs,
@@ -91,7 +91,7 @@ void segment_entry_times(const PairList& swept,
                          const SurfaceTopology& topology,
                          double delta,
                          const SurfaceField& ends,
-                         const Kokkos::View<double*, MemSpace>& entry);
+                         Kokkos::View<double*, MemSpace>& entry);
 
 /// The pairs of `swept` that enter the set (AL spec Alg. C lines 2–6): not in it yet, colliding on the
 /// segment (entry ≤ 1, segment_entry_times), and the earliest new collision of at least one of their body

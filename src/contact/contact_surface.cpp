@@ -2,6 +2,7 @@
 
 #include "kernels/rigid_motion.hpp"
 #include "src/core/error.hpp"
+#include "src/core/grow.hpp"
 #include "src/mesh/surface.hpp"
 
 #include <algorithm>
@@ -88,13 +89,6 @@ rows_to_device(const char* label, const std::vector<std::array<T, K>>& rows) {
     }
     Kokkos::deep_copy(view, host);
     return view;
-}
-
-template <class View>
-void grow(View& view, std::size_t n, const char* label) {
-    if (view.extent(0) < n || view.data() == nullptr) {
-        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4 + 1);
-    }
 }
 
 KOKKOS_INLINE_FUNCTION double min2(double a, double b) {

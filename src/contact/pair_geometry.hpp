@@ -26,6 +26,22 @@ pair_positions(int kind, const int rows[4], const ConstSurfaceField& xs, kernels
     }
 }
 
+/// The surface rows of a pair's derivative stencil (PairStencils): the 4 rows of a point–triangle or
+/// edge–edge pair, {point, plane row} for a point–plane pair; unused slots −1. Returns how many are used.
+KOKKOS_INLINE_FUNCTION int pair_stencil_rows(int kind, const int rows[4], int (&out)[4]) {
+    if (kind == k_point_plane) {
+        out[0] = rows[0];
+        out[1] = rows[2];
+        out[2] = -1;
+        out[3] = -1;
+        return 2;
+    }
+    for (int a = 0; a < 4; ++a) {
+        out[a] = rows[a];
+    }
+    return 4;
+}
+
 /// Signed distance (m) of a point–plane pair's point from its plane, positive on the free side.
 KOKKOS_INLINE_FUNCTION double
 plane_signed_distance(const int rows[4], const ConstSurfaceField& xs, const SurfaceTopology& topology) {

@@ -430,7 +430,6 @@ TEST(SceneFeatures, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt)
                                           {"translate", {0.0, 0.2, 0.0}},
                                           {"angular_velocity", {0.0, 0.0, -2.0}},
                                           {"center", {0.0, 0.0, 0.0}}}});
-    bool clean = false;
     const std::string out = output_dir("blade");
     {
         Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "blade.json"), out);
