@@ -39,6 +39,26 @@ KOKKOS_INLINE_FUNCTION double constraint_value(const PairList& pairs,
     return c;
 }
 
+// The constraint's term at c (AL spec §1.4). Near contact (slack at most δ when assembled) the slack is
+// held, as Alg. B does: γ (μ/2 (c − s)² − λ (c − s)), a spring about the iterate that keeps constraints
+// from flickering. A constraint whose slack exceeds δ is clearly apart; for it the slack is minimised out
+// instead, ψ(c) = γ (μ c²/2 − λ c) for c ≤ λ/μ and −γ λ²/(2μ) beyond: flat, no spring. Held slacks on such
+// constraints hold separating bodies back until γ fades (two_blocks_impact kept 3.3 J of 128 J after
+// separation, against 21.6 J with ipc).
+KOKKOS_INLINE_FUNCTION bool released(double slack, double delta) {
+    return slack > delta;
+}
+
+KOKKOS_INLINE_FUNCTION double
+term_energy(double c, double slack, double lambda, double gamma, double mu, double delta) {
+    if (released(slack, delta)) {
+        return c <= lambda / mu ? gamma * (0.5 * mu * c * c - lambda * c)
+                                : -gamma * lambda * lambda / (2.0 * mu);
+    }
+    const double r = c - slack;
+    return gamma * (0.5 * mu * r * r - lambda * r);
+}
+
 // c_i(ys), storing the closed-form slack s_i = max(0, c_i − λ_i/μ) (AL spec eq. P14) on the way.
 KOKKOS_INLINE_FUNCTION double constraint_value_and_slack(const PairList& pairs,
                                                          const ConstraintState& state,
@@ -134,8 +154,8 @@ double al_local_energy(const ConstraintSet& set,
             if (!owns_pair(pairs.kind(i), rows, topology)) {
                 return;
             }
-            const double r = constraint_value(pairs, state, i, xs, ys, delta) - state.slack(i);
-            sum += state.gamma(i) * (0.5 * mu * r * r - state.lambda(i) * r);
+            sum += term_energy(constraint_value(pairs, state, i, xs, ys, delta), state.slack(i),
+                               state.lambda(i), state.gamma(i), mu, delta);
         },
         total);
     return total;
@@ -167,12 +187,15 @@ void al_derivatives(const ConstraintSet& set,
                 out_rows(i, a) = stencil[a];
             }
             const double c = constraint_value(pairs, state, i, xs, ys, delta);
-            const double force = mu * state.gamma(i) * (c - state.lambda(i) / mu - state.slack(i));
+            // A released constraint (term_energy) has neither force nor stiffness at the iterate.
+            const bool held = !released(state.slack(i), delta);
+            const double force =
+                held ? mu * state.gamma(i) * (c - state.lambda(i) / mu - state.slack(i)) : 0.0;
             for (int k = 0; k < 12; ++k) {
                 out_gradient(i, k) = force * state.gradient(i, k);
             }
             if (hessian) {
-                const double stiffness = mu * state.gamma(i);
+                const double stiffness = held ? mu * state.gamma(i) : 0.0;
                 for (int k = 0; k < 12; ++k) {
                     for (int l = 0; l < 12; ++l) {
                         out_hessian(i, k, l) = stiffness * state.gradient(i, k) * state.gradient(i, l);

@@ -11,6 +11,8 @@
 /// spec; "y" here, because x̂ is the integrator's inertial target). With the slack s_i = max(0, c_i − λ_i/μ)
 /// held fixed, the term γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] has the gradient μ γ_i (c_i − λ_i/μ − s_i)
 /// ∇d_i (zero for an inactive constraint) and the rank-one PSD Hessian μ γ_i ∇d_i ∇d_iᵀ (AL spec Alg. B).
+/// One departure, for constraints whose slack exceeds δ (clearly apart): their slack is minimised out, so
+/// they add no Hessian (al_constraints.cpp, term_energy, says why).
 ///
 /// Every rank that holds a constraint (the ranks owning one of its rows) evaluates it from the same
 /// gathered rows, so its state (λ, γ, linearisation) is the same on each of them; the owner of its smallest
