@@ -108,6 +108,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_local = distribute_mesh(comm, scene_mesh, parts);
     if (m_scene.contact.enabled) {
         m_surface = std::make_unique<contact::ContactSurface>(comm, scene_mesh, m_scene.obstacles, m_local);
+        if (m_rank == 0 && !m_scene.obstacles.empty()) {
+            m_obstacle_output = std::make_unique<io::ObstacleOutput>(scene_mesh, m_scene);
+        }
     }
     scene_mesh = SceneMesh{};
     m_halo_plan = std::make_shared<comm::HaloPlan>(comm, m_local.num_owned_nodes, m_local.node_global_id,
@@ -124,11 +127,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_x0 = to_device("intact::rest_positions", m_local.rest_position);
     m_x = to_device("intact::positions", m_local.rest_position);
     m_v = to_device("intact::velocities", m_local.velocity);
-    m_boundary = std::make_unique<solver::BoundaryMotion>(
-        comm, m_local, to_device("intact::prescribed_velocity", m_local.prescribed_velocity),
-        m_surface.get());
+    m_boundary = std::make_unique<solver::BoundaryMotion>(comm, m_local, m_scene, m_surface.get());
     m_potential =
         std::make_unique<solver::IncrementalPotential>(m_local, m_scene, *m_halo, m_boundary->free_mask());
+    m_forces = std::make_unique<solver::AppliedForces>(comm, m_local, m_scene, m_potential->lumped_mass());
     m_energy_model = std::make_unique<solver::SceneEnergyModel>(*m_potential, *m_halo, m_scene.gravity);
     m_integrator = solver::make_integrator(m_scene, *m_energy_model, m_local.num_local_nodes());
 
@@ -372,7 +374,9 @@ solver::StepResult Simulation::step() {
     const double h = m_scene.dt;
     solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
-    m_boundary->begin_step(m_x, problem.theta * h, m_time + problem.theta * h);
+    m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + problem.theta * h);
+    m_forces->evaluate(m_time, h);
+    problem.force = m_forces->field();
     const solver::StepResult result = m_solver->solve(m_x, problem);
     m_integrator->end_step(problem, m_x, m_v);
     if (m_contact && problem.theta != 1.0) {
@@ -477,7 +481,12 @@ void Simulation::write_output(int step, double time) {
         piece.cell_body.push_back(m_local.element_body[static_cast<std::size_t>(e)]);
         piece.cell_global_id.push_back(m_local.element_global_id[static_cast<std::size_t>(e)]);
     }
-    m_vtk->write(step, time, piece);
+    if (m_obstacle_output) { // rank 0
+        const io::VtkObstacles obstacles = m_obstacle_output->at(time);
+        m_vtk->write(step, time, piece, &obstacles);
+    } else {
+        m_vtk->write(step, time, piece);
+    }
 }
 
 } // namespace intact

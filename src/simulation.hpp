@@ -7,7 +7,8 @@
 ///      (METIS, or the partition file the scene names);
 ///   2. rank 0 hands every rank its LocalMesh; every rank builds the node halo plan;
 ///   3. fields live in Kokkos Views (positions, velocities), owned rows first then ghosts;
-///   4. rank 0 prepares the output folder: scene.resolved.json, metrics.jsonl, intact.pvd.
+///   4. rank 0 prepares the output folder: scene.resolved.json, metrics.jsonl, intact.pvd (obstacles, when
+///      there are any with contact, are part 1 of every output step).
 /// Input problems found on any rank surface as an InputError thrown on every rank at once.
 ///
 /// `run` then takes `time.steps` implicit steps, writing every `output.every`-th step and the last one,
@@ -28,9 +29,11 @@
 #include "comm/halo_exchange.hpp"
 #include "src/contact/contact_model.hpp"
 #include "src/io/metrics.hpp"
+#include "src/io/obstacle_output.hpp"
 #include "src/io/scene.hpp"
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/distribute.hpp"
+#include "src/solver/applied_forces.hpp"
 #include "src/solver/boundary_motion.hpp"
 #include "src/solver/energy_model.hpp"
 #include "src/solver/incremental_potential.hpp"
@@ -127,6 +130,7 @@ private:
     std::unique_ptr<solver::BoundaryMotion> m_boundary;
     std::unique_ptr<solver::IncrementalPotential> m_potential;
     std::unique_ptr<solver::SceneEnergyModel> m_energy_model;
+    std::unique_ptr<solver::AppliedForces> m_forces;
     std::unique_ptr<solver::Integrator> m_integrator;
     solver::StepProblem m_problem; ///< the last step's problem (c h² of its contact terms)
     std::unique_ptr<solver::StepSolver> m_solver;
@@ -134,7 +138,8 @@ private:
     int m_step = 0;
     double m_time = 0.0;
     std::unique_ptr<io::VtkSeriesWriter> m_vtk;
-    std::optional<io::MetricsWriter> m_metrics; ///< rank 0 only
+    std::unique_ptr<io::ObstacleOutput> m_obstacle_output; ///< rank 0, with contact and obstacles
+    std::optional<io::MetricsWriter> m_metrics;            ///< rank 0 only
     double m_setup_seconds = 0.0;
     bool m_restarted = false;
     std::uint64_t m_mesh_hash = 0;    ///< io::mesh_fingerprint of the rest mesh

@@ -11,6 +11,8 @@
 /// spec; "y" here, because x̂ is the integrator's inertial target). With the slack s_i = max(0, c_i − λ_i/μ)
 /// held fixed, the term γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] has the gradient μ γ_i (c_i − λ_i/μ − s_i)
 /// ∇d_i (zero for an inactive constraint) and the rank-one PSD Hessian μ γ_i ∇d_i ∇d_iᵀ (AL spec Alg. B).
+/// One departure, for constraints whose slack exceeds δ (clearly apart): their slack is minimised out, so
+/// they add no Hessian (al_constraints.cpp, term_energy, says why).
 ///
 /// Every rank that holds a constraint (the ranks owning one of its rows) evaluates it from the same
 /// gathered rows, so its state (λ, γ, linearisation) is the same on each of them; the owner of its smallest
@@ -83,7 +85,7 @@ ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, cons
 /// update: entry(j) = toi(j) when the conservative CCD time is below 1 (it closes most of its gap), else 1
 /// when it ends the segment closer than δ (a slow approach into the offset zone, which the CCD's relative
 /// threshold would let through ever deeper as h shrinks), else 2 (no violation). `ends`: scratch surface
-/// field. Device work. Local.
+/// field; `entry` is grown to swept.count. Device work. Local.
 void segment_entry_times(const PairList& swept,
                          const Kokkos::View<const double*, MemSpace>& toi,
                          const ConstSurfaceField& xs,
@@ -91,7 +93,7 @@ void segment_entry_times(const PairList& swept,
                          const SurfaceTopology& topology,
                          double delta,
                          const SurfaceField& ends,
-                         const Kokkos::View<double*, MemSpace>& entry);
+                         Kokkos::View<double*, MemSpace>& entry);
 
 /// The pairs of `swept` that enter the set (AL spec Alg. C lines 2–6): not in it yet, colliding on the
 /// segment (entry ≤ 1, segment_entry_times), and the earliest new collision of at least one of their body

@@ -203,20 +203,16 @@ void barrier_derivatives(const PairList& active,
                         H(3 + c, e) = -k;
                     }
                 }
-                out_count(i) = 2;
-                out_rows(i, 0) = rows[0];
-                out_rows(i, 1) = rows[2];
-                out_rows(i, 2) = -1;
-                out_rows(i, 3) = -1;
             } else {
                 Vec3 x[4];
                 pair_positions(kind, rows, xs, x);
                 pair_barrier(kind, x, s_hat, pair_mollifier_threshold(kind, rows, topology),
                              hessian ? k_hessian : k_gradient, full_projection, g, H);
-                out_count(i) = 4;
-                for (int k = 0; k < 4; ++k) {
-                    out_rows(i, k) = rows[k];
-                }
+            }
+            int stencil[4];
+            out_count(i) = pair_stencil_rows(kind, rows, stencil);
+            for (int k = 0; k < 4; ++k) {
+                out_rows(i, k) = stencil[k];
             }
             for (int j = 0; j < 12; ++j) {
                 out_gradient(i, j) = kappa * g(j);

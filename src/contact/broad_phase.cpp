@@ -1,6 +1,7 @@
 #include "src/contact/broad_phase.hpp"
 
 #include "src/core/error.hpp"
+#include "src/core/grow.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -82,12 +83,6 @@ boxes_overlap(const BoxView& alo, const BoxView& ahi, int i, const BoxView& blo,
     return true;
 }
 
-template <class View> void grow(View& view, std::size_t n, const char* label) {
-    if (view.extent(0) < n) {
-        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4);
-    }
-}
-
 // In-place exclusive scan of view[0, n); view[n] must be 0 on entry and holds the total on return.
 std::int64_t exclusive_scan(const Kokkos::View<int*, MemSpace>& view, int n, const char* label) {
     std::int64_t total = 0;
@@ -132,13 +127,8 @@ void fill_boxes(int n,
                 const ConstPointField& step,
                 double r,
                 BoxList& boxes) {
-    if (static_cast<int>(boxes.lo.extent(0)) < n || boxes.lo.data() == nullptr) {
-        const int capacity = n + n / 4;
-        boxes.lo = decltype(boxes.lo)(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_lo"), capacity);
-        boxes.hi = decltype(boxes.hi)(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::box_hi"), capacity);
-    }
+    grow(boxes.lo, n, "intact::contact::box_lo");
+    grow(boxes.hi, n, "intact::contact::box_hi");
     boxes.count = n;
     const bool swept = step.extent(0) > 0;
     INTACT_REQUIRE(!swept || step.extent(0) == x.extent(0),

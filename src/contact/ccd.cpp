@@ -3,6 +3,7 @@
 #include "kernels/ccd_additive.hpp"
 #include "src/contact/pair_geometry.hpp"
 #include "src/core/error.hpp"
+#include "src/core/grow.hpp"
 
 #include <limits>
 #include <string>
@@ -56,29 +57,27 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact(int kind,
     return toi < 1.0 ? toi : 1.0;
 }
 
-template <class View> void grow(View& view, std::size_t n, const char* label) {
-    if (view.extent(0) < n || view.data() == nullptr) {
-        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4 + 1);
-    }
-}
-
 } // namespace
 
-void times_of_impact(const PairList& candidates,
-                     const ConstSurfaceField& xs,
-                     const ConstSurfaceField& ps,
-                     const SurfaceTopology& topology,
-                     const Kokkos::View<double*, MemSpace>& toi) {
+double times_of_impact(const PairList& candidates,
+                       const ConstSurfaceField& xs,
+                       const ConstSurfaceField& ps,
+                       const SurfaceTopology& topology,
+                       const Kokkos::View<double*, MemSpace>& toi) {
     INTACT_REQUIRE(static_cast<int>(toi.extent(0)) >= candidates.count,
                    "times_of_impact: " << toi.extent(0) << " entries for " << candidates.count << " pairs");
     const auto kind = candidates.kind;
     const auto rows = candidates.rows;
-    Kokkos::parallel_for(
+    double alpha = 1.0;
+    Kokkos::parallel_reduce(
         "intact::contact::times_of_impact", Kokkos::RangePolicy<ExecSpace>(0, candidates.count),
-        KOKKOS_LAMBDA(const int k) {
+        KOKKOS_LAMBDA(const int k, double& smallest) {
             const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
             toi(k) = pair_time_of_impact(kind(k), r, xs, ps, topology);
-        });
+            smallest = toi(k) < smallest ? toi(k) : smallest;
+        },
+        Kokkos::Min<double>(alpha));
+    return candidates.count == 0 ? 1.0 : (alpha < 1.0 ? alpha : 1.0);
 }
 
 double max_step(const PairList& candidates,
@@ -123,29 +122,15 @@ void select_active(const PairList& in,
                    const SurfaceTopology& topology,
                    double s_hat,
                    PairList& out) {
-    grow(out.kind, static_cast<std::size_t>(in.count), "intact::contact::active_kind");
-    grow(out.rows, static_cast<std::size_t>(in.count), "intact::contact::active_rows");
     const auto kind = in.kind;
     const auto rows = in.rows;
-    const auto out_kind = out.kind;
-    const auto out_rows = out.rows;
-    int count = 0;
-    Kokkos::parallel_scan(
-        "intact::contact::select_active", Kokkos::RangePolicy<ExecSpace>(0, in.count),
-        KOKKOS_LAMBDA(const int k, int& update, const bool final) {
+    select_pairs(
+        "intact::contact::select_active", in,
+        KOKKOS_LAMBDA(const int k) {
             const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-            if (pair_squared_distance(kind(k), r, xs, topology) < s_hat) {
-                if (final) {
-                    out_kind(update) = kind(k);
-                    for (int c = 0; c < 4; ++c) {
-                        out_rows(update, c) = r[c];
-                    }
-                }
-                ++update;
-            }
+            return pair_squared_distance(kind(k), r, xs, topology) < s_hat;
         },
-        count);
-    out.count = count;
+        out);
 }
 
 } // namespace intact::contact

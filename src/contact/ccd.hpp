@@ -29,12 +29,13 @@ double max_step(const PairList& candidates,
 
 /// Per pair k < candidates.count, toi(k) ∈ [0, 1] (0 for a pair already touching, or a point on or behind
 /// its plane: no step is safe, and the line search reports a failure): the step bound of that pair alone (1
-/// when it does not restrict the step). `toi` needs at least candidates.count entries. Device, local.
-void times_of_impact(const PairList& candidates,
-                     const ConstSurfaceField& xs,
-                     const ConstSurfaceField& ps,
-                     const SurfaceTopology& topology,
-                     const Kokkos::View<double*, MemSpace>& toi);
+/// when it does not restrict the step); returns their minimum, max_step's value. `toi` needs at least
+/// candidates.count entries. Device, local.
+double times_of_impact(const PairList& candidates,
+                       const ConstSurfaceField& xs,
+                       const ConstSurfaceField& ps,
+                       const SurfaceTopology& topology,
+                       const Kokkos::View<double*, MemSpace>& toi);
 
 /// Smallest squared distance (m²) over the pairs at xs (point–plane: 0 on or behind the plane); +∞ without
 /// pairs. Local.

@@ -1,5 +1,7 @@
 #include "src/contact/constraint_set.hpp"
 
+#include "src/core/grow.hpp"
+
 #include <utility>
 
 namespace intact::contact {
@@ -33,13 +35,6 @@ KOKKOS_INLINE_FUNCTION int lower_bound(const PairList& b, int count, const PairL
     }
     found = lo < count && compare(b, lo, a, i) == 0;
     return lo;
-}
-
-template <class View> void grow(View& view, int n, const char* label) {
-    if (static_cast<int>(view.extent(0)) < n || !view.data()) {
-        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                    static_cast<std::size_t>(n + n / 4 + 16));
-    }
 }
 
 void reserve(PairList& pairs, ConstraintState& state, int n) {

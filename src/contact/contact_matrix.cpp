@@ -1,6 +1,7 @@
 #include "src/contact/contact_matrix.hpp"
 
 #include "src/core/error.hpp"
+#include "src/core/grow.hpp"
 
 namespace intact::contact {
 
@@ -63,16 +64,7 @@ int scan_offsets(const char* label,
 
 } // namespace detail
 
-namespace {
-
-template <class ViewType> void grow(ViewType& view, std::size_t n, const char* label) {
-    if (view.extent(0) < n || !view.data()) {
-        view =
-            ViewType(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + (n >> 2) + 16);
-    }
-}
-
-} // namespace
+namespace {} // namespace
 
 ContactMatrix::ContactMatrix(int num_owned)
     : m_num_owned(num_owned), m_touch_count("intact::contact::row_touches", num_owned),

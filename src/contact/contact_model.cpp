@@ -1,5 +1,7 @@
 #include "src/contact/contact_model.hpp"
 
+#include "src/core/grow.hpp"
+
 #include "comm/collectives.hpp"
 #include "src/contact/ccd.hpp"
 #include "src/contact/initial_contact.hpp"
@@ -80,6 +82,11 @@ const PairList& ContactModel::candidates_at(const ConstSurfaceField& xs) {
 
 double ContactModel::local_max_step() const {
     return max_step(m_swept, m_xs, m_ps, topology());
+}
+
+double ContactModel::local_max_step(Kokkos::View<double*, MemSpace>& toi) const {
+    grow(toi, m_swept.count, "intact::contact::swept_toi");
+    return times_of_impact(m_swept, m_xs, m_ps, topology(), toi);
 }
 
 double ContactModel::min_squared_distance() const {

@@ -74,6 +74,9 @@ public:
     /// Largest α in (0, 1] along positions() + α step() that closes no pair by more than 80% of its gap,
     /// on this rank's swept candidates (the caller reduces with MIN). Local.
     double local_max_step() const;
+    /// local_max_step, also leaving each swept candidate's own bound in toi (grown to swept().count), for
+    /// methods that use them (the AL set update). Local.
+    double local_max_step(Kokkos::View<double*, MemSpace>& toi) const;
     /// Smallest squared pair distance at positions(), MIN over ranks. Collective.
     double min_squared_distance() const;
     /// Active pairs at positions() counted once over all ranks. Collective.

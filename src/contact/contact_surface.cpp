@@ -1,6 +1,8 @@
 #include "src/contact/contact_surface.hpp"
 
+#include "kernels/rigid_motion.hpp"
 #include "src/core/error.hpp"
+#include "src/core/grow.hpp"
 #include "src/mesh/surface.hpp"
 
 #include <algorithm>
@@ -87,13 +89,6 @@ rows_to_device(const char* label, const std::vector<std::array<T, K>>& rows) {
     }
     Kokkos::deep_copy(view, host);
     return view;
-}
-
-template <class View>
-void grow(View& view, std::size_t n, const char* label) {
-    if (view.extent(0) < n || view.data() == nullptr) {
-        view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 4 + 1);
-    }
 }
 
 KOKKOS_INLINE_FUNCTION double min2(double a, double b) {
@@ -406,6 +401,8 @@ ContactSurface::ContactSurface(MPI_Comm comm,
             m_vertex_gid.push_back(vertices[i]);
             m_vertex_body.push_back(scene_mesh.node_body[n]);
             m_vertex_constrained.push_back(scene_mesh.constraint[n] != NodeConstraint::free ? 1 : 0);
+            m_vertex_motion.push_back(scene_mesh.motion[n]);
+            m_vertex_friction.push_back(-1.0);
             m_rest.push_back(scene_mesh.mesh.nodes[n]);
         }
         for (const auto& t : surface.triangles) {
@@ -415,14 +412,18 @@ ContactSurface::ContactSurface(MPI_Comm comm,
             m_edges.push_back({index[e[0]], index[e[1]]});
         }
 
-        // Obstacles: mesh vertices (triangles and their unique edges), then one row per plane.
+        // Obstacles: mesh vertices (every vertex is a point; triangles, and the unique edges of triangles
+        // and segments), then one row per plane, all placed at time 0.
         GlobalId next_gid = static_cast<GlobalId>(scene_mesh.mesh.nodes.size());
         auto add_row = [&](const Vec3& x, int k) {
+            const io::Obstacle& obstacle = obstacles[static_cast<std::size_t>(k)];
             m_vertex_gid.push_back(next_gid++);
             m_vertex_body.push_back(-1 - k);
             m_vertex_constrained.push_back(1);
+            m_vertex_motion.push_back(-1);
+            m_vertex_friction.push_back(obstacle.friction ? *obstacle.friction : -1.0);
             m_rest.push_back(x);
-            m_obstacle_velocity.push_back(obstacles[static_cast<std::size_t>(k)].velocity);
+            m_obstacle_motion.push_back(obstacle.motion);
             return static_cast<int>(m_rest.size()) - 1;
         };
         for (std::size_t k = 0; k < obstacles.size(); ++k) {
@@ -443,14 +444,19 @@ ContactSurface::ContactSurface(MPI_Comm comm,
                     edges.push_back({std::min(a, b), std::max(a, b)});
                 }
             }
+            for (const auto& e : mesh.segments) {
+                edges.push_back({first + std::min(e[0], e[1]), first + std::max(e[0], e[1])});
+            }
             std::sort(edges.begin(), edges.end());
             edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
             m_edges.insert(m_edges.end(), edges.begin(), edges.end());
         }
         for (std::size_t k = 0; k < obstacles.size(); ++k) {
             if (obstacles[k].kind == io::Obstacle::Kind::plane) {
-                const int row = add_row(obstacles[k].point, static_cast<int>(k));
-                m_planes.push_back({row, obstacles[k].normal, static_cast<int>(k)});
+                Vec3 point, normal;
+                place_plane(obstacles[k], point, normal);
+                const int row = add_row(point, static_cast<int>(k));
+                m_planes.push_back({row, normal, static_cast<int>(k)});
             }
         }
         m_num_body_vertices = static_cast<int>(vertices.size());
@@ -460,7 +466,9 @@ ContactSurface::ContactSurface(MPI_Comm comm,
     broadcast(comm, m_vertex_body);
     broadcast(comm, m_vertex_constrained);
     broadcast(comm, m_rest);
-    broadcast(comm, m_obstacle_velocity);
+    broadcast(comm, m_vertex_motion);
+    broadcast(comm, m_vertex_friction);
+    broadcast(comm, m_obstacle_motion);
     broadcast(comm, m_triangles);
     broadcast(comm, m_edges);
     broadcast(comm, m_planes);
@@ -533,11 +541,14 @@ ContactSurface::ContactSurface(MPI_Comm comm,
     m_topology.plane_normal = rows_to_device<double, 3>("intact::contact::plane_normal", normals);
     m_topology.plane_row = to_device("intact::contact::plane_row", plane_rows);
     m_topology.num_body_vertices = m_num_body_vertices;
-    std::vector<std::array<double, 3>> velocities;
-    for (const Vec3& v : m_obstacle_velocity) {
-        velocities.push_back({v[0], v[1], v[2]});
+    m_topology.friction = to_device("intact::contact::row_friction", m_vertex_friction);
+    std::vector<std::array<double, 9>> motions;
+    for (const io::RigidMotion& m : m_obstacle_motion) {
+        motions.push_back({m.velocity[0], m.velocity[1], m.velocity[2], m.angular_velocity[0],
+                           m.angular_velocity[1], m.angular_velocity[2], m.center[0], m.center[1],
+                           m.center[2]});
     }
-    m_obstacle_velocity_d = rows_to_device<double, 3>("intact::contact::obstacle_velocity", velocities);
+    m_obstacle_motion_d = rows_to_device<double, 9>("intact::contact::obstacle_motion", motions);
 
     m_owned_surface_d = to_device("intact::contact::owned_rows", m_owned_surface);
     m_owned_local_d = to_device("intact::contact::owned_local", m_owned_local);
@@ -596,8 +607,11 @@ std::vector<Vec3> ContactSurface::obstacle_positions(double time) const {
     std::vector<Vec3> rows(static_cast<std::size_t>(num_obstacle_rows()));
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const Vec3& x = m_rest[static_cast<std::size_t>(m_num_body_vertices) + k];
-        const Vec3& v = m_obstacle_velocity[k];
-        rows[k] = {x[0] + time * v[0], x[1] + time * v[1], x[2] + time * v[2]};
+        const io::RigidMotion& m = m_obstacle_motion[k];
+        const auto vec = [](const Vec3& v) { return kernels::Vec3(v[0], v[1], v[2]); };
+        const kernels::Vec3 y = kernels::rigid_motion_position(vec(x), vec(m.velocity),
+                                                               vec(m.angular_velocity), vec(m.center), time);
+        rows[k] = {y(0), y(1), y(2)};
     }
     return rows;
 }
@@ -608,14 +622,30 @@ void ContactSurface::obstacle_positions(double time, const SurfaceField& xs) con
                                                                     << num_vertices());
     const int first = m_num_body_vertices;
     const auto rest = m_topology.rest;
-    const auto velocity = m_obstacle_velocity_d;
+    const auto motion = m_obstacle_motion_d;
     Kokkos::parallel_for(
         "intact::contact::obstacle_positions", Kokkos::RangePolicy<ExecSpace>(0, num_obstacle_rows()),
         KOKKOS_LAMBDA(const int k) {
-            for (int c = 0; c < 3; ++c) {
-                xs(first + k, c) = rest(first + k, c) + time * velocity(k, c);
+            const kernels::Vec3 x0(rest(first + k, 0), rest(first + k, 1), rest(first + k, 2));
+            const kernels::Vec3 v(motion(k, 0), motion(k, 1), motion(k, 2));
+            const kernels::Vec3 w(motion(k, 3), motion(k, 4), motion(k, 5));
+            const kernels::Vec3 c(motion(k, 6), motion(k, 7), motion(k, 8));
+            const kernels::Vec3 y = kernels::rigid_motion_position(x0, v, w, c, time);
+            for (int d = 0; d < 3; ++d) {
+                xs(first + k, d) = y(d);
             }
         });
+}
+
+void ContactSurface::release_motion(int motion) {
+    for (int s = 0; s < m_num_body_vertices; ++s) {
+        if (m_vertex_motion[static_cast<std::size_t>(s)] == motion) {
+            m_vertex_constrained[static_cast<std::size_t>(s)] = 0;
+        }
+    }
+    Kokkos::deep_copy(m_topology.constrained,
+                      Kokkos::View<const char*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          m_vertex_constrained.data(), m_vertex_constrained.size()));
 }
 
 void ContactSurface::combine_obstacle_rows(double a,

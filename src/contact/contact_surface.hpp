@@ -5,10 +5,14 @@
 ///
 /// Surface rows ("surface vertices") are numbered the same on every rank:
 /// - rows [0, num_body_vertices): the bodies' boundary vertices, ordered by owner rank, then global id;
-/// - rows [num_body_vertices, num_vertices): obstacle rows: the vertices of triangle-mesh obstacles, then
-///   one row per plane obstacle holding a point of the plane. Obstacles move rigidly with a prescribed
-///   velocity; their rows are known on every rank and never exchanged.
-/// Triangles and edges (body boundary, then obstacle meshes) refer to rows. The topology and the rest
+/// - rows [num_body_vertices, num_vertices): obstacle rows: the vertices of mesh obstacles, then one row
+///   per plane obstacle holding a point of the plane. Obstacles move rigidly (io::RigidMotion from their
+///   placement at time 0); their rows are known on every rank and never exchanged.
+/// Triangles and edges (body boundary, then obstacle meshes: triangles, the edges of triangles and the
+/// segments) refer to rows. Every obstacle mesh vertex is a point: point–triangle pairs against body
+/// triangles (whose closest-feature cases cover point–edge and point–point), and the edges take part in
+/// edge–edge pairs (whose cases cover point–edge and point–point); so point sets and segment sets need no
+/// other pair kind. The topology and the rest
 /// positions are replicated (set up once); positions are not.
 ///
 /// Contact ghosts. A rank's own primitives are the triangles and edges with a vertex it owns (all their
@@ -85,13 +89,20 @@ public:
     const std::vector<int>& vertex_body() const { return m_vertex_body; }
     /// Per row: 1 when its motion is prescribed (fixed or moving nodes, obstacles).
     const std::vector<char>& vertex_constrained() const { return m_vertex_constrained; }
+    /// Per row: the obstacle's own Coulomb μ, or −1 (body rows, obstacles without `friction`).
+    const std::vector<double>& vertex_friction() const { return m_vertex_friction; }
     const std::vector<Vec3>& rest_positions() const { return m_rest; }
     const std::vector<std::array<int, 3>>& triangles() const { return m_triangles; }
     const std::vector<std::array<int, 2>>& edges() const { return m_edges; }
     const std::vector<Plane>& planes() const { return m_planes; }
 
-    /// Obstacle rows at time t (rest + velocity · t), size num_obstacle_rows. Host.
+    /// Obstacle rows at time t (the rigid motion from rest, kernels/rigid_motion.hpp), size
+    /// num_obstacle_rows. Host.
     std::vector<Vec3> obstacle_positions(double time) const;
+
+    /// The body rows of moving box `motion` (SceneMesh::motion) become free rows: they take contact from
+    /// now on, with obstacles too. Host and device flags; every rank alike. Local.
+    void release_motion(int motion);
 
     /// Surface rows this rank owns: their row indices and local node indices (same order).
     const std::vector<int>& owned_surface() const { return m_owned_surface; }
@@ -143,7 +154,8 @@ public:
     /// A zeroed device field of num_vertices rows.
     SurfaceField make_field(const std::string& label) const;
 
-    /// Write the obstacle rows of `xs` (num_vertices rows) at time t: rest + velocity · t. Device, local.
+    /// Write the obstacle rows of `xs` (num_vertices rows) at time t, as the host obstacle_positions.
+    /// Device, local.
     void obstacle_positions(double time, const SurfaceField& xs) const;
     /// out = a x + b y on the obstacle rows only (e.g. step = target − now: a = 1, b = −1; trial = now +
     /// α step: a = 1, b = α); other rows untouched. With a = b = 0 the rows are set to 0. Device, local.
@@ -177,8 +189,10 @@ private:
     std::vector<GlobalId> m_vertex_gid;
     std::vector<int> m_vertex_body;
     std::vector<char> m_vertex_constrained;
+    std::vector<int> m_vertex_motion;      ///< per row: moving box of a body row, or −1
+    std::vector<double> m_vertex_friction; ///< per row: obstacle μ or −1
     std::vector<Vec3> m_rest;
-    std::vector<Vec3> m_obstacle_velocity; ///< per obstacle row (host)
+    std::vector<io::RigidMotion> m_obstacle_motion; ///< per obstacle row (host)
     std::vector<std::array<int, 3>> m_triangles;
     std::vector<std::array<int, 2>> m_edges;
     std::vector<Plane> m_planes;
@@ -205,7 +219,8 @@ private:
     using IntView = Kokkos::View<int*, MemSpace>;
     using RowsView = Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace>;
     SurfaceTopology m_topology;
-    Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> m_obstacle_velocity_d; ///< per obstacle row
+    /// Per obstacle row: velocity, angular velocity, centre.
+    Kokkos::View<double* [9], Kokkos::LayoutRight, MemSpace> m_obstacle_motion_d;
     std::shared_ptr<comm::HaloTransport> m_transport;
     // Static lists: owned rows and their local nodes; local rows and their local nodes; own primitives,
     // each primitive's slot among the own boxes (or −1); the incidence CSR.

@@ -5,6 +5,7 @@
 #include "kernels/friction.hpp"
 #include "kernels/pair_distance.hpp"
 #include "src/contact/pair_geometry.hpp"
+#include "src/core/grow.hpp"
 
 #include <cmath>
 
@@ -63,11 +64,7 @@ void barrier_normal_forces(const PairList& active,
                            double s_hat,
                            double kappa,
                            Kokkos::View<double*, MemSpace>& out) {
-    if (out.extent(0) < static_cast<std::size_t>(active.count) || !out.data()) {
-        out = Kokkos::View<double*, MemSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "intact::contact::normal_force"),
-            static_cast<std::size_t>(active.count) + 16);
-    }
+    grow(out, active.count, "intact::contact::normal_force");
     const auto force = out;
     Kokkos::parallel_for(
         "intact::contact::barrier_normal_forces", Kokkos::RangePolicy<ExecSpace>(0, active.count),
@@ -95,19 +92,13 @@ void barrier_normal_forces(const PairList& active,
 }
 
 void FrictionPairs::reserve(int n) {
-    if (static_cast<std::size_t>(n) <= m_count.extent(0) && m_count.data()) {
-        return;
-    }
-    const std::size_t capacity = static_cast<std::size_t>(n) + (n >> 2) + 16;
-    const auto alloc = [](const char* label) {
-        return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
-    };
-    m_rows = decltype(m_rows)(alloc("intact::contact::friction_rows"), capacity);
-    m_count = decltype(m_count)(alloc("intact::contact::friction_count"), capacity);
-    m_normal_force = decltype(m_normal_force)(alloc("intact::contact::friction_normal_force"), capacity);
-    m_coefficients = decltype(m_coefficients)(alloc("intact::contact::friction_coefficients"), capacity);
-    m_basis = decltype(m_basis)(alloc("intact::contact::friction_basis"), capacity);
-    m_owned = decltype(m_owned)(alloc("intact::contact::friction_owned"), capacity);
+    grow(m_rows, n, "intact::contact::friction_rows");
+    grow(m_count, n, "intact::contact::friction_count");
+    grow(m_normal_force, n, "intact::contact::friction_normal_force");
+    grow(m_pair_mu, n, "intact::contact::friction_mu");
+    grow(m_coefficients, n, "intact::contact::friction_coefficients");
+    grow(m_basis, n, "intact::contact::friction_basis");
+    grow(m_owned, n, "intact::contact::friction_owned");
 }
 
 void FrictionPairs::lag(const PairList& active,
@@ -128,6 +119,8 @@ void FrictionPairs::lag(const PairList& active,
     const auto rows_out = m_rows;
     const auto count_out = m_count;
     const auto force_out = m_normal_force;
+    const auto mu_out = m_pair_mu;
+    const double mu = m_mu;
     const auto coefficients = m_coefficients;
     const auto basis = m_basis;
     const auto owned = m_owned;
@@ -141,6 +134,7 @@ void FrictionPairs::lag(const PairList& active,
             const int kind = active.kind(i);
             owned(i) = owns_pair(kind, rows, topology) ? 1 : 0;
             force_out(i) = normal_force(i);
+            mu_out(i) = pair_friction(kind, rows, topology, mu);
             Coefficients c = Coefficients::Zero();
             Mat32 P;
             if (kind == k_point_plane) {
@@ -151,11 +145,6 @@ void FrictionPairs::lag(const PairList& active,
                 c(0) = 1.0;
                 c(1) = -1.0;
                 P = kernels::point_point_tangent_basis(Vec3::Zero(), n);
-                count_out(i) = 2;
-                rows_out(i, 0) = rows[0];
-                rows_out(i, 1) = rows[2];
-                rows_out(i, 2) = -1;
-                rows_out(i, 3) = -1;
             } else {
                 Vec3 x[4];
                 pair_positions(kind, rows, xs_lag, x);
@@ -176,12 +165,11 @@ void FrictionPairs::lag(const PairList& active,
                         sub_case_basis(x, which, c, P);
                     }
                 }
-                count_out(i) = 4;
-                for (int k = 0; k < 4; ++k) {
-                    rows_out(i, k) = rows[k];
-                }
             }
+            int stencil[4];
+            count_out(i) = pair_stencil_rows(kind, rows, stencil);
             for (int k = 0; k < 4; ++k) {
+                rows_out(i, k) = stencil[k];
                 coefficients(i, k) = c(k);
             }
             for (int r = 0; r < 3; ++r) {
@@ -211,7 +199,7 @@ double FrictionPairs::local_energy(const ConstSurfaceField& xs) const {
     const auto basis = m_basis;
     const auto owned = m_owned;
     const ConstSurfaceField start = m_start;
-    const double mu = m_mu;
+    const auto mu = m_pair_mu;
     const double eps_v_h = m_eps_v_h;
     double total = 0.0;
     Kokkos::parallel_reduce(
@@ -231,7 +219,7 @@ double FrictionPairs::local_energy(const ConstSurfaceField& xs) const {
                 }
             }
             const auto dx = stencil_displacement(rows, count, xs, start, i);
-            sum += kernels::friction_pair_potential<4>(mu, force(i), c, P, dx, eps_v_h);
+            sum += kernels::friction_pair_potential<4>(mu(i), force(i), c, P, dx, eps_v_h);
         },
         total);
     return total;
@@ -245,7 +233,7 @@ void FrictionPairs::derivatives(const ConstSurfaceField& xs, PairStencils& out) 
     const auto coefficients = m_coefficients;
     const auto basis = m_basis;
     const ConstSurfaceField start = m_start;
-    const double mu = m_mu;
+    const auto mu = m_pair_mu;
     const double eps_v_h = m_eps_v_h;
     const auto out_rows = out.rows;
     const auto out_count = out.count;
@@ -269,7 +257,7 @@ void FrictionPairs::derivatives(const ConstSurfaceField& xs, PairStencils& out) 
             const auto dx = stencil_displacement(rows, count, xs, start, i);
             kernels::VecN<12> g;
             kernels::MatN<12> H;
-            kernels::friction_pair_gradient_hessian<4>(mu, force(i), c, P, dx, eps_v_h, g, H);
+            kernels::friction_pair_gradient_hessian<4>(mu(i), force(i), c, P, dx, eps_v_h, g, H);
             for (int j = 0; j < 12; ++j) {
                 out_gradient(i, j) = g(j);
                 for (int k = 0; k < 12; ++k) {

@@ -10,7 +10,8 @@
 /// The normal force is an input per pair, so that any model can supply it: the barrier's
 /// N = −2 κ w d b′(s) (barrier_normal_forces), an augmented-Lagrangian multiplier λ / h², or BAL's −φ′.
 /// Pairs are owned exactly like the barrier's (owns_pair); every rank holding a pair writes its
-/// derivatives and ContactMatrix keeps the owned rows.
+/// derivatives and ContactMatrix keeps the owned rows. μ is per pair (pair_friction): an obstacle's own
+/// coefficient against that obstacle, the scene's elsewhere.
 
 #include "src/contact/pair_list.hpp"
 #include "src/contact/pair_stencils.hpp"
@@ -28,7 +29,8 @@ void barrier_normal_forces(const PairList& active,
 
 class FrictionPairs {
 public:
-    /// @param mu Coulomb coefficient; @param epsv smoothing velocity ε_v (m/s)
+    /// @param mu Coulomb coefficient of pairs without an obstacle μ; @param epsv smoothing velocity ε_v
+    /// (m/s)
     FrictionPairs(double mu, double epsv) : m_mu(mu), m_epsv(epsv) {}
 
     /// Freeze the pairs of `active`, with `normal_force` (J/m, one per pair of `active`) and c, P taken at
@@ -70,6 +72,7 @@ private:
     Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> m_rows; ///< stencil rows, −1 unused
     Kokkos::View<int*, MemSpace> m_count;                         ///< stencil vertices used (2 or 4)
     Kokkos::View<double*, MemSpace> m_normal_force;               ///< N (J/m)
+    Kokkos::View<double*, MemSpace> m_pair_mu;                    ///< μ per pair
     Kokkos::View<double* [4], Kokkos::LayoutRight, MemSpace> m_coefficients; ///< c, zero past count
     Kokkos::View<double* [3][2], Kokkos::LayoutRight, MemSpace> m_basis;     ///< P
     Kokkos::View<char*, MemSpace> m_owned;                                   ///< energy counted here

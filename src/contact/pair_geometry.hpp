@@ -26,6 +26,22 @@ pair_positions(int kind, const int rows[4], const ConstSurfaceField& xs, kernels
     }
 }
 
+/// The surface rows of a pair's derivative stencil (PairStencils): the 4 rows of a point–triangle or
+/// edge–edge pair, {point, plane row} for a point–plane pair; unused slots −1. Returns how many are used.
+KOKKOS_INLINE_FUNCTION int pair_stencil_rows(int kind, const int rows[4], int (&out)[4]) {
+    if (kind == k_point_plane) {
+        out[0] = rows[0];
+        out[1] = rows[2];
+        out[2] = -1;
+        out[3] = -1;
+        return 2;
+    }
+    for (int a = 0; a < 4; ++a) {
+        out[a] = rows[a];
+    }
+    return 4;
+}
+
 /// Signed distance (m) of a point–plane pair's point from its plane, positive on the free side.
 KOKKOS_INLINE_FUNCTION double
 plane_signed_distance(const int rows[4], const ConstSurfaceField& xs, const SurfaceTopology& topology) {
@@ -69,6 +85,23 @@ pair_mollifier_threshold(int kind, const int rows[4], const SurfaceTopology& top
         r[k] = kernels::Vec3(topology.rest(rows[k], 0), topology.rest(rows[k], 1), topology.rest(rows[k], 2));
     }
     return kernels::edge_edge_mollifier_threshold(r[0], r[1], r[2], r[3]);
+}
+
+/// Coulomb μ of a pair: the own `friction` of the obstacle one of its rows belongs to (a pair has at
+/// most one obstacle, as all-prescribed pairs are never formed), else `mu` (contact.friction).
+KOKKOS_INLINE_FUNCTION double
+pair_friction(int kind, const int rows[4], const SurfaceTopology& topology, double mu) {
+    const int count = kind == k_point_plane ? 3 : 4;
+    for (int k = 0; k < count; ++k) {
+        if (kind == k_point_plane && k == 1) {
+            continue; // the plane's index, not a row
+        }
+        const double own = topology.friction(rows[k]);
+        if (own >= 0.0) {
+            return own;
+        }
+    }
+    return mu;
 }
 
 /// Whether this rank counts the pair's energy: it owns the pair's row with the smallest global id

@@ -9,6 +9,7 @@
 /// BarrierPotential::Pair, and a PairList keeps them sorted by (kind, rows) so every sum over pairs is
 /// deterministic and the same on every rank that holds a pair.
 
+#include "src/core/grow.hpp"
 #include "src/core/types.hpp"
 
 #include <cstdint>
@@ -44,7 +45,37 @@ struct SurfaceTopology {
     Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> rest;         ///< rest positions per row (m)
     Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> plane_normal; ///< unit, to the free side
     Kokkos::View<int*, MemSpace> plane_row;                                ///< the row of each plane
+    Kokkos::View<double*, MemSpace> friction; ///< per row: an obstacle's own μ, or −1 (contact.friction)
     int num_body_vertices = 0;
 };
+
+/// out := the pairs k < in.count of `in` for which the device predicate keep(k) holds, in their order (so
+/// still sorted), compacted by one scan; out keeps its capacity (core/grow.hpp). Device work. Local.
+template <class Keep>
+void select_pairs(const char* label, const PairList& in, const Keep& keep, PairList& out) {
+    grow(out.kind, in.count, "intact::contact::selected_kind");
+    grow(out.rows, in.count, "intact::contact::selected_rows");
+    const auto kind = in.kind;
+    const auto rows = in.rows;
+    const auto out_kind = out.kind;
+    const auto out_rows = out.rows;
+    int count = 0;
+    Kokkos::parallel_scan(
+        label, Kokkos::RangePolicy<ExecSpace>(0, in.count),
+        KOKKOS_LAMBDA(const int k, int& offset, const bool final) {
+            if (!keep(k)) {
+                return;
+            }
+            if (final) {
+                out_kind(offset) = kind(k);
+                for (int c = 0; c < 4; ++c) {
+                    out_rows(offset, c) = rows(k, c);
+                }
+            }
+            ++offset;
+        },
+        count);
+    out.count = count;
+}
 
 } // namespace intact::contact

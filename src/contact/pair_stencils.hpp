@@ -9,6 +9,7 @@
 /// keeps the rows this rank owns. Device Views; capacity is kept between calls and grows only.
 
 #include "src/contact/pair_list.hpp"
+#include "src/core/grow.hpp"
 
 #include <string>
 
@@ -28,23 +29,13 @@ struct PairStencils {
     bool has_hessian = false;
 
     /// Make room for `n` pairs (Hessians too when `with_hessian`), keeping the capacity when it suffices;
-    /// sets `size` and `has_hessian`. Host; allocates only when `n` exceeds the capacity (by 25% more).
+    /// sets `size` and `has_hessian`. Host; allocates only when `n` exceeds the capacity (core/grow.hpp).
     void resize(int n, bool with_hessian) {
-        const auto grown = [n](std::size_t capacity) {
-            return static_cast<std::size_t>(n) <= capacity ? capacity
-                                                           : static_cast<std::size_t>(n) + (n >> 2) + 16;
-        };
-        const auto alloc = [](const char* label) {
-            return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
-        };
-        if (static_cast<std::size_t>(n) > rows.extent(0) || !rows.data()) {
-            const std::size_t capacity = grown(rows.extent(0));
-            rows = Rows(alloc("intact::contact::stencil_rows"), capacity);
-            count = Counts(alloc("intact::contact::stencil_count"), capacity);
-            gradient = Gradients(alloc("intact::contact::stencil_gradient"), capacity);
-        }
-        if (with_hessian && (static_cast<std::size_t>(n) > hessian.extent(0) || !hessian.data())) {
-            hessian = Hessians(alloc("intact::contact::stencil_hessian"), grown(hessian.extent(0)));
+        grow(rows, n, "intact::contact::stencil_rows");
+        grow(count, n, "intact::contact::stencil_count");
+        grow(gradient, n, "intact::contact::stencil_gradient");
+        if (with_hessian) {
+            grow(hessian, n, "intact::contact::stencil_hessian");
         }
         size = n;
         has_hessian = with_hessian;

@@ -1317,7 +1317,8 @@ TriMesh read_obj(const std::string& path) {
                 fail(path, where, "expected a vertex 'v x y z', found " + quoted(line), k_reexport_fix);
             }
             mesh.nodes.push_back(x);
-        } else if (tokens[0] == "f") {
+        } else if (tokens[0] == "f" || tokens[0] == "l") {
+            const bool face = tokens[0] == "f";
             polygon.clear();
             for (std::size_t k = 1; k < tokens.size(); ++k) {
                 // "i", "i/t", "i//n" or "i/t/n": the vertex index is before the first slash.
@@ -1325,33 +1326,43 @@ TriMesh read_obj(const std::string& path) {
                 std::int64_t index = 0;
                 if (!parse_int(entry, index) || index == 0) {
                     fail(path, where,
-                         "expected a vertex index (1-based, or negative from the end) in face entry " +
-                             quoted(tokens[k]),
+                         std::string("expected a vertex index (1-based, or negative from the end) in ") +
+                             (face ? "face" : "line") + " entry " + quoted(tokens[k]),
                          k_reexport_fix);
                 }
                 const std::int64_t num = static_cast<std::int64_t>(mesh.nodes.size());
                 const std::int64_t zero_based = index > 0 ? index - 1 : num + index;
                 if (zero_based < 0 || zero_based >= num) {
                     fail(path, where,
-                         "face refers to vertex " + std::to_string(index) + ", but only " +
-                             std::to_string(num) + " vertices are defined before this line",
+                         std::string(face ? "face" : "line") + " refers to vertex " + std::to_string(index) +
+                             ", but only " + std::to_string(num) + " vertices are defined before this line",
                          "the file is inconsistent; re-export it");
                 }
                 polygon.push_back(static_cast<int>(zero_based));
             }
-            if (polygon.size() < 3) {
+            const std::size_t least = face ? 3 : 2;
+            if (polygon.size() < least) {
                 fail(path, where,
-                     "expected at least 3 vertices in a face, found " + std::to_string(polygon.size()),
+                     "expected at least " + std::to_string(least) + " vertices in a " +
+                         (face ? "face" : "line") + ", found " + std::to_string(polygon.size()),
                      k_reexport_fix);
             }
-            for (std::size_t k = 1; k + 1 < polygon.size(); ++k) {
-                mesh.tris.push_back({polygon[0], polygon[k], polygon[k + 1]});
+            if (face) {
+                for (std::size_t k = 1; k + 1 < polygon.size(); ++k) {
+                    mesh.tris.push_back({polygon[0], polygon[k], polygon[k + 1]});
+                }
+            } else { // a polyline: one segment per consecutive pair
+                for (std::size_t k = 0; k + 1 < polygon.size(); ++k) {
+                    mesh.segments.push_back({polygon[k], polygon[k + 1]});
+                }
             }
         }
-        // Other records (vt, vn, g, o, s, usemtl, mtllib, l, ...) carry nothing a triangle mesh needs.
+        // Other records (vt, vn, g, o, s, usemtl, mtllib, p, ...) carry nothing an obstacle needs (every
+        // vertex is a contact point already).
     }
-    if (mesh.tris.empty()) {
-        fail(path, "end of file", "no faces ('f' lines)", "export the obstacle as a triangle mesh in .obj");
+    if (mesh.nodes.empty()) {
+        fail(path, "end of file", "no vertices ('v' lines)",
+             "export the obstacle as .obj: triangles ('f'), segments ('l') or vertices alone (a point set)");
     }
     return mesh;
 }

@@ -7,7 +7,8 @@
 /// - `.mesh` MEDIT (`Vertices`, `Tetrahedra` sections)
 /// - `.node` / `.ele` TetGen (either file may be named; the other is found beside it)
 /// - `.vtu`  VTK XML unstructured grid, `.vtk` legacy VTK unstructured grid (VTK_TETRA cells)
-/// Surface format: `.obj` (vertices and faces; polygons are fan-triangulated).
+/// Obstacle format: `.obj`: vertices, faces (polygons are fan-triangulated) and lines (`l`, polylines
+/// split into segments); a file of vertices alone is a point set.
 ///
 /// Every failure throws `InputError` whose message names the file, the line or section where reading
 /// stopped, what was expected, and a fix. Nodes no tet refers to are kept (they are removed later only
@@ -22,7 +23,7 @@ namespace intact::io {
 /// Read a tetrahedral mesh; the format comes from the extension (case-insensitive).
 TetMesh read_tet_mesh(const std::string& path);
 
-/// Read a triangle mesh (`.obj`), for obstacles.
+/// Read an obstacle mesh (`.obj`): triangles, segments and points (every vertex).
 TriMesh read_triangle_mesh(const std::string& path);
 
 } // namespace intact::io

@@ -45,6 +45,44 @@ BoxSelector read_box(JsonObject& object, const std::string& key) {
     return selector;
 }
 
+// `start` (s, >= 0, default 0) and `end` (s, > start, default: never) of a moving box or a force.
+TimeWindow read_window(JsonObject& object) {
+    TimeWindow window;
+    window.start = object.optional<double>("start", 0.0);
+    if (!(window.start >= 0.0)) {
+        object.fail("start", "must be >= 0", "give the time in seconds at which it begins, e.g. 0");
+    }
+    if (object.has("end")) {
+        window.end = object.required<double>("end");
+        if (!(*window.end > window.start)) {
+            std::ostringstream problem;
+            problem << "must be after start (" << window.start << " s), got " << *window.end;
+            object.fail("end", problem.str(),
+                        "give an end time in seconds after start, or leave \"end\" out for no end");
+        }
+    }
+    return window;
+}
+
+// `velocity` (m/s), `angular_velocity` (rad/s) and its `center` (m): the center is required with an
+// angular velocity and meaningless without one.
+RigidMotion read_rigid_motion(JsonObject& object) {
+    RigidMotion motion;
+    motion.velocity = object.optional<Vec3>("velocity", Vec3{});
+    if (object.has("angular_velocity")) {
+        motion.angular_velocity = object.required<Vec3>("angular_velocity");
+        if (!object.has("center")) {
+            object.fail("center", "is required with angular_velocity",
+                        "give the world point [x, y, z] (m) the rotation axis passes through");
+        }
+        motion.center = object.required<Vec3>("center");
+    } else if (object.has("center")) {
+        object.fail("center", "has no effect without angular_velocity",
+                    "add \"angular_velocity\": [wx, wy, wz] (rad/s), or remove \"center\"");
+    }
+    return motion;
+}
+
 std::string resolve_path(const std::string& directory, const std::string& file) {
     const fs::path path(file);
     return path.is_absolute() || directory.empty() ? path.lexically_normal().string()
@@ -240,8 +278,16 @@ Body read_body(JsonObject& object, std::size_t index, const std::string& directo
     }
     body.rotate_deg = object.optional<Vec3>("rotate_deg", Vec3{});
     body.translate = object.optional<Vec3>("translate", Vec3{});
+    const std::string pivot = object.optional<std::string>("rotate_about", "origin");
+    if (pivot != "origin" && pivot != "center") {
+        object.fail("rotate_about", "must be \"origin\" or \"center\", got '" + pivot + "'",
+                    "use \"origin\" (rotate about the mesh's origin) or \"center\" (about the body's own "
+                    "centroid, so that rotating does not move it)");
+    }
+    body.rotate_about_center = pivot == "center";
     body.material = read_material(object);
     body.velocity = object.optional<Vec3>("velocity", Vec3{});
+    body.angular_velocity = object.optional<Vec3>("angular_velocity", Vec3{});
     for (auto& fixed : object.objects("fixed")) {
         body.fixed.push_back(read_box(fixed, "box"));
         fixed.finish();
@@ -249,9 +295,23 @@ Body read_body(JsonObject& object, std::size_t index, const std::string& directo
     for (auto& moving : object.objects("moving")) {
         MovingSelector selector;
         selector.box = read_box(moving, "box");
-        selector.velocity = moving.required<Vec3>("velocity");
+        if (!moving.has("velocity") && !moving.has("angular_velocity")) {
+            moving.fail("velocity", "is missing: a moving box needs a velocity, an angular_velocity or both",
+                        "add \"velocity\": [vx, vy, vz] (m/s) and/or \"angular_velocity\": [wx, wy, wz] "
+                        "(rad/s) with \"center\"");
+        }
+        selector.motion = read_rigid_motion(moving);
+        selector.window = read_window(moving);
         moving.finish();
         body.moving.push_back(selector);
+    }
+    for (auto& force : object.objects("forces")) {
+        ForceSelector selector;
+        selector.box = read_box(force, "box");
+        selector.force = force.required<Vec3>("force");
+        selector.window = read_window(force);
+        force.finish();
+        body.forces.push_back(selector);
     }
     object.finish();
     return body;
@@ -287,7 +347,28 @@ Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
         obstacle.mesh.file = resolve_path(directory, obstacle.mesh.file_as_written);
         mesh.finish();
     }
-    obstacle.velocity = object.optional<Vec3>("velocity", Vec3{});
+    obstacle.scale = object.optional_uniform_or_vec3("scale", 1.0);
+    for (int d = 0; d < 3; ++d) {
+        require_positive(object, "scale", obstacle.scale[static_cast<std::size_t>(d)],
+                         "give positive scale factors, e.g. [1, 1, 1] (mirroring would turn the obstacle's "
+                         "triangles inside out)");
+    }
+    obstacle.rotate_deg = object.optional<Vec3>("rotate_deg", Vec3{});
+    obstacle.translate = object.optional<Vec3>("translate", Vec3{});
+    obstacle.motion = read_rigid_motion(object);
+    const Vec3& w = obstacle.motion.angular_velocity;
+    if (obstacle.kind == Obstacle::Kind::plane && (w[0] != 0.0 || w[1] != 0.0 || w[2] != 0.0)) {
+        object.fail("angular_velocity", "is not supported for a plane (an infinite plane only translates)",
+                    "use a mesh obstacle (.obj) for a rotating wall, or remove angular_velocity");
+    }
+    if (object.has("friction")) {
+        obstacle.friction = object.required<double>("friction");
+        if (!(*obstacle.friction >= 0.0)) {
+            object.fail("friction", "must be >= 0",
+                        "give the Coulomb coefficient against this obstacle, e.g. 0.5 (0 for frictionless; "
+                        "leave it out to use contact.friction)");
+        }
+    }
     object.finish();
     return obstacle;
 }
@@ -350,18 +431,6 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     for (auto& obstacle : root.objects("obstacles")) {
         scene.obstacles.push_back(read_obstacle(obstacle, scene.directory));
     }
-    // The resolved scene names obstacle meshes by absolute path and always states the velocity, so that
-    // `intact check` can place obstacles at any output time from the output folder alone.
-    for (std::size_t k = 0; k < scene.obstacles.size(); ++k) {
-        const Obstacle& obstacle = scene.obstacles[k];
-        auto& resolved = scene.resolved["obstacles"][k];
-        if (obstacle.kind == Obstacle::Kind::mesh) {
-            std::error_code ec;
-            const fs::path absolute = fs::absolute(obstacle.mesh.file, ec);
-            resolved["mesh"]["file"] = ec ? obstacle.mesh.file : absolute.lexically_normal().string();
-        }
-        resolved["velocity"] = std::vector<double>(obstacle.velocity.begin(), obstacle.velocity.end());
-    }
 
     JsonObject contact = root.optional_object("contact");
     scene.contact.enabled = contact.optional<bool>("enabled", true);
@@ -387,6 +456,23 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
                      "give the most lagged friction solves per time step, e.g. 1 (the IPC default) or 3");
     }
     contact.finish();
+    // The resolved scene names obstacle meshes by absolute path and always states the placement, the
+    // motion and μ, so that `intact check` can place obstacles at any output time from the output folder
+    // alone.
+    const auto as_list = [](const Vec3& v) { return std::vector<double>(v.begin(), v.end()); };
+    for (std::size_t k = 0; k < scene.obstacles.size(); ++k) {
+        const Obstacle& obstacle = scene.obstacles[k];
+        auto& resolved = scene.resolved["obstacles"][k];
+        if (obstacle.kind == Obstacle::Kind::mesh) {
+            std::error_code ec;
+            const fs::path absolute = fs::absolute(obstacle.mesh.file, ec);
+            resolved["mesh"]["file"] = ec ? obstacle.mesh.file : absolute.lexically_normal().string();
+        }
+        resolved["velocity"] = as_list(obstacle.motion.velocity);
+        resolved["angular_velocity"] = as_list(obstacle.motion.angular_velocity);
+        resolved["center"] = as_list(obstacle.motion.center);
+        resolved["friction"] = scene.obstacle_friction(k);
+    }
 
     JsonObject integrator = root.optional_object("integrator");
     read_integrator(integrator, scene);

@@ -27,10 +27,49 @@ struct BoxSelector {
     }
 };
 
-/// Nodes in `box` move with a prescribed constant `velocity` (m/s).
+/// A rigid motion at constant rates: points turn at `angular_velocity` (rad/s, right-handed about its
+/// direction) about an axis through `center`, while `center` moves at `velocity` (m/s); see
+/// kernels/rigid_motion.hpp. `center` is the axis point when the motion starts.
+struct RigidMotion {
+    Vec3 velocity{};
+    Vec3 angular_velocity{};
+    Vec3 center{};
+};
+
+/// A time window [start, end) in seconds; `end` absent: forever.
+struct TimeWindow {
+    double start = 0.0;
+    std::optional<double> end;
+    /// Seconds of the step [t, t + h] that lie inside the window (exactly h when all of it does).
+    double active_seconds(double t, double h) const {
+        if (t >= start && (!end || t + h <= *end)) {
+            return h;
+        }
+        const double lo = t > start ? t : start;
+        const double hi = end && *end < t + h ? *end : t + h;
+        return hi > lo ? hi - lo : 0.0;
+    }
+    /// Seconds of [0, t] inside the window.
+    double active_before(double t) const {
+        const double hi = end && *end < t ? *end : t;
+        return hi > start ? hi - start : 0.0;
+    }
+};
+
+/// Nodes in `box` follow `motion` while `window` lasts. Before `window.start` they are held where they
+/// are; from the first step that starts at or after `window.end` they are free (released with the
+/// velocity they had).
 struct MovingSelector {
     BoxSelector box;
-    Vec3 velocity{};
+    RigidMotion motion;
+    TimeWindow window;
+};
+
+/// A total `force` (N) on the nodes in `box`, spread over them by lumped mass, while `window` lasts.
+struct ForceSelector {
+    BoxSelector box;
+    Vec3 force{};
+    TimeWindow window;
 };
 
 /// Constitutive model names accepted by `material.model`.
@@ -59,22 +98,31 @@ struct MeshSource {
 struct Body {
     std::string name;
     MeshSource mesh;
-    Vec3 scale{1.0, 1.0, 1.0}; ///< per axis, applied first
-    Vec3 rotate_deg{};         ///< Euler angles in degrees about x, then y, then z, applied second
-    Vec3 translate{};          ///< metres, applied last
+    Vec3 scale{1.0, 1.0, 1.0};        ///< per axis, applied first
+    Vec3 rotate_deg{};                ///< Euler angles in degrees about x, then y, then z, applied second
+    Vec3 translate{};                 ///< metres, applied last
+    bool rotate_about_center = false; ///< rotate about the scaled mesh's centroid instead of the origin
     Material material;
-    Vec3 velocity{}; ///< initial velocity, m/s
+    Vec3 velocity{};         ///< initial velocity, m/s
+    Vec3 angular_velocity{}; ///< initial spin about the body's centre of mass, rad/s
     std::vector<BoxSelector> fixed;
     std::vector<MovingSelector> moving;
+    std::vector<ForceSelector> forces;
 };
 
+/// A rigid obstacle. Its placement at time 0 is the file's geometry (or the plane) under scale → rotate →
+/// translate, as for bodies (about the origin); from there it follows `motion`.
 struct Obstacle {
     enum class Kind { plane, mesh };
     Kind kind = Kind::plane;
-    Vec3 point{};    ///< plane: a point on it
+    Vec3 point{};    ///< plane: a point on it (as written)
     Vec3 normal{};   ///< plane: unit normal (normalised on reading), pointing to the free side
-    MeshSource mesh; ///< mesh: the triangle mesh file (.obj)
-    Vec3 velocity{}; ///< prescribed constant velocity, m/s
+    MeshSource mesh; ///< mesh: triangles, segments and points (.obj)
+    Vec3 scale{1.0, 1.0, 1.0};
+    Vec3 rotate_deg{};
+    Vec3 translate{};
+    RigidMotion motion;             ///< planes: translation only
+    std::optional<double> friction; ///< Coulomb μ against this obstacle; absent: contact.friction
 };
 
 struct Contact {
@@ -157,6 +205,29 @@ struct Scene {
     std::string partition_file;          ///< empty: partition with METIS at start-up
     std::string halo_transport = "auto"; ///< "auto", "mpi" or "nccl" (CUDA builds with NCCL)
     nlohmann::json resolved;             ///< every key with the value in effect
+
+    /// μ against obstacle k (its own `friction`, or contact.friction).
+    double obstacle_friction(std::size_t k) const {
+        return obstacles[k].friction ? *obstacles[k].friction : contact.friction;
+    }
+    /// Whether any contact has μ > 0 (contact.friction or an obstacle's).
+    bool has_friction() const {
+        for (std::size_t k = 0; k < obstacles.size(); ++k) {
+            if (obstacle_friction(k) > 0.0) {
+                return true;
+            }
+        }
+        return contact.friction > 0.0;
+    }
+    /// The moving selectors of all bodies in one list (bodies in order, each body's `moving` in order):
+    /// the index a node's prescribed motion refers to.
+    std::vector<MovingSelector> moving_selectors() const {
+        std::vector<MovingSelector> all;
+        for (const Body& body : bodies) {
+            all.insert(all.end(), body.moving.begin(), body.moving.end());
+        }
+        return all;
+    }
 };
 
 /// Parse and validate a scene document. `file` is used in messages and to resolve relative mesh paths.

@@ -220,33 +220,6 @@ void check_piece(const VtkPiece& piece) {
     }
 }
 
-/// Writes one rank's `.vtu`; returns an empty string or the path and the cause.
-std::string write_piece(const fs::path& path, const VtkPiece& piece, bool binary) {
-    vtkNew<vtkXMLUnstructuredGridWriter> writer;
-    writer->SetFileName(path.c_str());
-    writer->SetInputData(make_grid(piece));
-    writer->SetHeaderTypeToUInt64();
-    writer->SetCompressorTypeToNone();
-    if (binary) {
-        writer->SetDataModeToAppended();
-        writer->EncodeAppendedDataOff();
-    } else {
-        writer->SetDataModeToAscii();
-    }
-    errno = 0;
-    const int written = writer->Write();
-    const int write_error = errno;
-    if (written == 1 && writer->GetErrorCode() == vtkErrorCode::NoError) {
-        return {};
-    }
-    // VTK names errno-based failures itself; add the OS error only where its text does not already say it.
-    std::string cause = vtkErrorCode::GetStringFromErrorCode(writer->GetErrorCode());
-    if (write_error != 0 && cause != std::strerror(write_error)) {
-        cause += std::string(" (") + std::strerror(write_error) + ")";
-    }
-    return "cannot write " + path.string() + ": " + cause;
-}
-
 void write_declaration(std::ostream& out, const ArrayDecl& array) {
     out << "      <PDataArray type=\"" << array.type << "\" Name=\"" << array.name
         << "\" NumberOfComponents=\"" << array.components << "\"/>\n";
@@ -280,45 +253,104 @@ std::string pvtu_text(int step, int n_ranks) {
     return out.str();
 }
 
-/// The `.pvd` collection: one data set per (time, path relative to the `.pvd`).
-std::string pvd_text(const std::vector<std::pair<double, std::string>>& entries) {
+/// The obstacles as one grid of mixed cells with the cell array `obstacle`.
+vtkNew<vtkUnstructuredGrid> make_obstacle_grid(const VtkObstacles& obstacles) {
+    auto coordinates = make_vector_array(k_points_array.name, obstacles.points);
+    vtkNew<vtkPoints> points;
+    points->SetData(coordinates);
+    vtkNew<vtkUnstructuredGrid> grid;
+    grid->SetPoints(points);
+    grid->Allocate(static_cast<vtkIdType>(obstacles.cells.size()));
+    for (const auto& cell : obstacles.cells) {
+        static const int types[] = {VTK_EMPTY_CELL, VTK_VERTEX, VTK_LINE, VTK_TRIANGLE, VTK_QUAD};
+        std::vector<vtkIdType> ids(cell.begin(), cell.end());
+        grid->InsertNextCell(types[cell.size()], static_cast<vtkIdType>(ids.size()), ids.data());
+    }
+    grid->GetCellData()->AddArray(make_int_array("obstacle", obstacles.cell_obstacle));
+    return grid;
+}
+
+void check_obstacles(const VtkObstacles& obstacles) {
+    INTACT_REQUIRE(obstacles.cell_obstacle.size() == obstacles.cells.size(),
+                   "VtkObstacles: " << obstacles.cells.size() << " cells but "
+                                    << obstacles.cell_obstacle.size() << " obstacle indices");
+    for (const auto& cell : obstacles.cells) {
+        INTACT_REQUIRE(cell.size() >= 1 && cell.size() <= 4,
+                       "VtkObstacles: a cell of " << cell.size() << " points");
+        for (const int p : cell) {
+            INTACT_REQUIRE(p >= 0 && static_cast<std::size_t>(p) < obstacles.points.size(),
+                           "VtkObstacles: a cell refers to point " << p << " of " << obstacles.points.size());
+        }
+    }
+}
+
+/// Writes a grid to a `.vtu`; returns an empty string or the path and the cause.
+std::string write_grid(const fs::path& path, vtkUnstructuredGrid* grid, bool binary) {
+    vtkNew<vtkXMLUnstructuredGridWriter> writer;
+    writer->SetFileName(path.c_str());
+    writer->SetInputData(grid);
+    writer->SetHeaderTypeToUInt64();
+    writer->SetCompressorTypeToNone();
+    if (binary) {
+        writer->SetDataModeToAppended();
+        writer->EncodeAppendedDataOff();
+    } else {
+        writer->SetDataModeToAscii();
+    }
+    errno = 0;
+    const int written = writer->Write();
+    const int write_error = errno;
+    if (written == 1 && writer->GetErrorCode() == vtkErrorCode::NoError) {
+        return {};
+    }
+    // VTK names errno-based failures itself; add the OS error only where its text does not already say it.
+    std::string cause = vtkErrorCode::GetStringFromErrorCode(writer->GetErrorCode());
+    if (write_error != 0 && cause != std::strerror(write_error)) {
+        cause += std::string(" (") + std::strerror(write_error) + ")";
+    }
+    return "cannot write " + path.string() + ": " + cause;
+}
+
+/// The `.pvd` collection: one data set per (time, part, path relative to the `.pvd`).
+template <class Entries> std::string pvd_text(const Entries& entries) {
     std::ostringstream out;
     out << "<?xml version=\"1.0\"?>\n"
         << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"" << byte_order() << "\">\n"
         << "  <Collection>\n";
-    for (const auto& [time, file] : entries) {
-        out << "    <DataSet timestep=\"" << format_time(time) << "\" group=\"\" part=\"0\" file=\"" << file
-            << "\"/>\n";
+    for (const auto& entry : entries) {
+        out << "    <DataSet timestep=\"" << format_time(entry.time) << "\" group=\"\" part=\"" << entry.part
+            << "\" file=\"" << entry.file << "\"/>\n";
     }
     out << "  </Collection>\n"
         << "</VTKFile>\n";
     return out.str();
 }
 
-/// Step number of "steps/step_NNNNNN.pvtu" or of a folder "step_NNNNNN", or -1.
+/// Step number of "steps/step_NNNNNN.pvtu", "steps/step_NNNNNN/obstacles.vtu" or of a folder
+/// "step_NNNNNN", or -1.
 long long step_of(const std::string& name) {
-    static const std::regex pattern(R"(^(?:steps/)?step_([0-9]+)(?:\.pvtu)?$)");
+    static const std::regex pattern(R"(^(?:steps/)?step_([0-9]+)(?:\.pvtu|/obstacles\.vtu)?$)");
     std::smatch match;
     return std::regex_match(name, match, pattern) ? std::stoll(match[1].str()) : -1;
 }
 
 /// A restart's series: the entries of `pvd` for steps up to `last_step`. Step files of later steps (left
 /// by the interrupted run) are removed, so the folder holds no step the series does not list.
-std::vector<std::pair<double, std::string>>
-entries_through(const fs::path& pvd, const fs::path& steps, long long last_step) {
-    std::vector<std::pair<double, std::string>> entries;
+template <class Entry>
+std::vector<Entry> entries_through(const fs::path& pvd, const fs::path& steps, long long last_step) {
+    std::vector<Entry> entries;
     std::ifstream in(pvd);
-    static const std::regex data_set(R"re(<DataSet timestep="([^"]*)"[^>]*file="([^"]*)")re");
+    static const std::regex data_set(R"re(<DataSet timestep="([^"]*)"[^>]*part="([01])"[^>]*file="([^"]*)")re");
     for (std::string line; std::getline(in, line);) {
         std::smatch match;
         if (std::regex_search(line, match, data_set)) {
-            const long long step = step_of(match[2].str());
+            const long long step = step_of(match[3].str());
             if (step >= 0 && step <= last_step) {
                 std::istringstream text(match[1].str());
                 text.imbue(std::locale::classic());
                 double time = 0.0;
                 text >> time;
-                entries.emplace_back(time, match[2].str());
+                entries.push_back({time, match[3].str(), std::stoi(match[2].str())});
             }
         }
     }
@@ -333,6 +365,11 @@ entries_through(const fs::path& pvd, const fs::path& steps, long long last_step)
     return entries;
 }
 
+/// Writes one rank's `.vtu`; returns an empty string or the path and the cause.
+std::string write_piece(const fs::path& path, const VtkPiece& piece, bool binary) {
+    return write_grid(path, make_grid(piece), binary);
+}
+
 } // namespace
 
 VtkSeriesWriter::VtkSeriesWriter(MPI_Comm comm, std::string directory, bool binary, long long resume_step)
@@ -344,7 +381,7 @@ VtkSeriesWriter::VtkSeriesWriter(MPI_Comm comm, std::string directory, bool bina
     if (m_rank == 0) {
         error = make_directories(fs::path(m_directory) / "steps");
         if (error.empty() && resume_step >= 0) {
-            m_entries = entries_through(pvd_path(), fs::path(m_directory) / "steps", resume_step);
+            m_entries = entries_through<Entry>(pvd_path(), fs::path(m_directory) / "steps", resume_step);
         }
         if (error.empty()) {
             error = write_file_atomically(pvd_path(), pvd_text(m_entries));
@@ -361,9 +398,12 @@ VtkSeriesWriter::~VtkSeriesWriter() {
     }
 }
 
-void VtkSeriesWriter::write(int step, double time, const VtkPiece& piece) {
+void VtkSeriesWriter::write(int step, double time, const VtkPiece& piece, const VtkObstacles* obstacles) {
     INTACT_REQUIRE(step >= 0, "VTK output step must be non-negative, got " << step);
     check_piece(piece);
+    if (m_rank == 0 && obstacles) {
+        check_obstacles(*obstacles);
+    }
     const fs::path steps = fs::path(m_directory) / "steps";
     const std::string name = step_name(step);
 
@@ -378,12 +418,22 @@ void VtkSeriesWriter::write(int step, double time, const VtkPiece& piece) {
     error.clear();
     if (m_rank == 0) {
         const std::string file = "steps/" + name + ".pvtu";
+        const std::string obstacle_file = "steps/" + name + "/obstacles.vtu";
         error = write_file_atomically(steps / (name + ".pvtu"), pvtu_text(step, m_size));
+        if (error.empty() && obstacles) {
+            error =
+                write_grid(fs::path(m_directory) / obstacle_file, make_obstacle_grid(*obstacles), m_binary);
+        }
         if (error.empty()) {
             m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(),
-                                           [&](const auto& entry) { return entry.second == file; }),
+                                           [&](const Entry& entry) {
+                                               return entry.file == file || entry.file == obstacle_file;
+                                           }),
                             m_entries.end());
-            m_entries.emplace_back(time, file);
+            m_entries.push_back({time, file, 0});
+            if (obstacles) {
+                m_entries.push_back({time, obstacle_file, 1});
+            }
             error = write_file_atomically(pvd_path(), pvd_text(m_entries));
         }
     }

@@ -7,10 +7,15 @@
 ///                                            step, so it is valid whenever a step has finished
 ///   steps/step_NNNNNN.pvtu                   one per written step (rank 0), lists the pieces
 ///   steps/step_NNNNNN/piece_RRRR.vtu         one per rank and step: owned elements and their nodes
+///   steps/step_NNNNNN/obstacles.vtu          rank 0, when the scene has obstacles: where they are at the
+///                                            step's time (part 1 of the step in the .pvd, so ParaView
+///                                            loads bodies and obstacles as two blocks of one series)
 /// Point arrays: `displacement`, `velocity` (3 components, metres and m/s), `global_id` (the scene-wide
 /// node id: interface nodes appear in several pieces and share it). Cell arrays: `rank`, `body`,
-/// `global_id`. Pieces are binary (VTK appended, raw, uncompressed) by default, ASCII on request. Host-only
-/// code: fields must be copied to the host before they go into a `VtkPiece`.
+/// `global_id`. Obstacles: triangles, lines (segments), vertices (points) and quads (planes, drawn as a
+/// square around the bodies), cell array `obstacle` (index in the scene's `obstacles`). Pieces are binary
+/// (VTK appended, raw, uncompressed) by default, ASCII on request. Host-only code: fields must be copied to
+/// the host before they go into a `VtkPiece`.
 
 #include "src/core/ids.hpp"
 
@@ -36,6 +41,14 @@ struct VtkPiece {
     std::vector<GlobalId> cell_global_id;  ///< per cell
 };
 
+/// The obstacles of one output step, on rank 0: cells of 1 (point), 2 (segment), 3 (triangle) or 4
+/// (plane square) points.
+struct VtkObstacles {
+    std::vector<Vec3> points;
+    std::vector<std::vector<int>> cells;
+    std::vector<int> cell_obstacle; ///< per cell: index in the scene's `obstacles`
+};
+
 /// Writes a time series. Collective over `comm` (every rank calls `write` with its piece). The writer works
 /// on its own duplicate of `comm`, freed on destruction (which must happen before MPI_Finalize).
 class VtkSeriesWriter {
@@ -56,7 +69,8 @@ public:
     /// `.pvtu` and the updated `.pvd`. Collective: when it returns on any rank, the step's files and the
     /// `.pvd` listing it are complete. Writing a step number again replaces its files and its `.pvd` entry.
     /// A rank whose write fails reports the path and the OS error, and the whole job ends.
-    void write(int step, double time, const VtkPiece& piece);
+    /// `obstacles` (read on rank 0; null: none) become the step's part 1.
+    void write(int step, double time, const VtkPiece& piece, const VtkObstacles* obstacles = nullptr);
 
     /// Path of the `.pvd` file users open in ParaView.
     std::string pvd_path() const;
@@ -67,8 +81,12 @@ private:
     int m_size = 1;
     std::string m_directory;
     bool m_binary = true;
-    std::vector<std::pair<double, std::string>>
-        m_entries; ///< rank 0: (time, .pvtu path relative to directory)
+    struct Entry {
+        double time;
+        std::string file; ///< relative to directory
+        int part;         ///< 0: bodies, 1: obstacles
+    };
+    std::vector<Entry> m_entries; ///< rank 0
 };
 
 } // namespace intact::io

@@ -60,19 +60,22 @@ Message pack_rank(const SceneMesh& scene, const partition::RankLayout& layout) {
     message.put_value(layout.num_owned_nodes);
     message.put(layout.nodes);
     message.put(layout.ghost_owners);
-    std::vector<Vec3> position, velocity, prescribed;
+    std::vector<Vec3> position, velocity;
     std::vector<NodeConstraint> constraint;
+    std::vector<int> motion, node_body;
     for (const GlobalId n : layout.nodes) {
         const auto i = static_cast<std::size_t>(n);
         position.push_back(mesh.nodes[i]);
         velocity.push_back(scene.velocity[i]);
         constraint.push_back(scene.constraint[i]);
-        prescribed.push_back(scene.prescribed_velocity[i]);
+        motion.push_back(scene.motion[i]);
+        node_body.push_back(scene.node_body[i]);
     }
     message.put(position);
     message.put(velocity);
     message.put(constraint);
-    message.put(prescribed);
+    message.put(motion);
+    message.put(node_body);
     message.put_value(layout.num_owned_elements);
     message.put(layout.elements);
     std::vector<std::array<GlobalId, 4>> tets;
@@ -97,7 +100,8 @@ LocalMesh unpack(Message& message) {
     local.rest_position = message.get<Vec3>();
     local.velocity = message.get<Vec3>();
     local.constraint = message.get<NodeConstraint>();
-    local.prescribed_velocity = message.get<Vec3>();
+    local.motion = message.get<int>();
+    local.node_body = message.get<int>();
     local.num_owned_elements = message.get_value<int>();
     local.element_global_id = message.get<GlobalId>();
     const auto global_tets = message.get<std::array<GlobalId, 4>>();

@@ -25,7 +25,8 @@ struct LocalMesh {
     std::vector<Vec3> rest_position;        ///< per local node, metres
     std::vector<Vec3> velocity;             ///< per local node, initial, m/s
     std::vector<NodeConstraint> constraint; ///< per local node
-    std::vector<Vec3> prescribed_velocity;  ///< per local node, m/s
+    std::vector<int> motion;                ///< per local node: moving selector (SceneMesh::motion), or −1
+    std::vector<int> node_body;             ///< per local node: body index
 
     int num_owned_elements = 0;
     std::vector<GlobalId> element_global_id; ///< per local element

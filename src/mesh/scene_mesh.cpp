@@ -20,16 +20,38 @@ double tet_signed_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3
            6.0;
 }
 
-Vec3 transform_point(const Vec3& x, const Vec3& scale, const Vec3& rotate_deg, const Vec3& translate) {
+namespace {
+
+// R = Rz Ry Rx applied to p.
+Vec3 rotate_euler(Vec3 p, const Vec3& rotate_deg) {
     constexpr double deg = 3.14159265358979323846 / 180.0;
-    Vec3 p{x[0] * scale[0], x[1] * scale[1], x[2] * scale[2]};
     const double cx = std::cos(rotate_deg[0] * deg), sx = std::sin(rotate_deg[0] * deg);
     const double cy = std::cos(rotate_deg[1] * deg), sy = std::sin(rotate_deg[1] * deg);
     const double cz = std::cos(rotate_deg[2] * deg), sz = std::sin(rotate_deg[2] * deg);
     p = {p[0], cx * p[1] - sx * p[2], sx * p[1] + cx * p[2]};  // about x
     p = {cy * p[0] + sy * p[2], p[1], -sy * p[0] + cy * p[2]}; // about y
     p = {cz * p[0] - sz * p[1], sz * p[0] + cz * p[1], p[2]};  // about z
-    return {p[0] + translate[0], p[1] + translate[1], p[2] + translate[2]};
+    return p;
+}
+
+} // namespace
+
+Vec3 transform_point(
+    const Vec3& x, const Vec3& scale, const Vec3& rotate_deg, const Vec3& translate, const Vec3& pivot) {
+    const Vec3 p = rotate_euler(
+        {x[0] * scale[0] - pivot[0], x[1] * scale[1] - pivot[1], x[2] * scale[2] - pivot[2]}, rotate_deg);
+    return {p[0] + pivot[0] + translate[0], p[1] + pivot[1] + translate[1], p[2] + pivot[2] + translate[2]};
+}
+
+Vec3 transform_normal(const Vec3& n, const Vec3& scale, const Vec3& rotate_deg) {
+    const Vec3 p = rotate_euler({n[0] / scale[0], n[1] / scale[1], n[2] / scale[2]}, rotate_deg);
+    const double length = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    return {p[0] / length, p[1] / length, p[2] / length};
+}
+
+void place_plane(const io::Obstacle& obstacle, Vec3& point, Vec3& normal) {
+    point = transform_point(obstacle.point, obstacle.scale, obstacle.rotate_deg, obstacle.translate);
+    normal = transform_normal(obstacle.normal, obstacle.scale, obstacle.rotate_deg);
 }
 
 namespace {
@@ -57,6 +79,43 @@ void drop_unused_nodes(TetMesh& mesh) {
     mesh.nodes = std::move(kept);
 }
 
+// Volume-weighted centroid of a mesh's tets (its centre of mass at uniform density); the node mean when
+// the volume is not positive (the validation below reports such a mesh).
+Vec3 volume_centroid(const TetMesh& mesh) {
+    Vec3 sum{};
+    double volume = 0.0;
+    for (const auto& t : mesh.tets) {
+        const auto& x = mesh.nodes;
+        const Vec3& a = x[static_cast<std::size_t>(t[0])];
+        const Vec3& b = x[static_cast<std::size_t>(t[1])];
+        const Vec3& c = x[static_cast<std::size_t>(t[2])];
+        const Vec3& d = x[static_cast<std::size_t>(t[3])];
+        const double v = tet_signed_volume(a, b, c, d);
+        for (std::size_t k = 0; k < 3; ++k) {
+            sum[k] += v * (a[k] + b[k] + c[k] + d[k]) / 4.0;
+        }
+        volume += v;
+    }
+    if (volume > 0.0) {
+        return {sum[0] / volume, sum[1] / volume, sum[2] / volume};
+    }
+    Vec3 mean{};
+    for (const Vec3& x : mesh.nodes) {
+        for (std::size_t k = 0; k < 3; ++k) {
+            mean[k] += x[k] / static_cast<double>(mesh.nodes.size());
+        }
+    }
+    return mean;
+}
+
+Vec3 cross(const Vec3& a, const Vec3& b) {
+    return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+Vec3 minus(const Vec3& a, const Vec3& b) {
+    return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+}
+
 std::string body_label(const io::Body& body, std::size_t index) {
     std::ostringstream label;
     label << "bodies[" << index << "] ('" << body.name << "'";
@@ -75,6 +134,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                        std::numeric_limits<double>::max()};
     result.bbox_max = {-result.bbox_min[0], -result.bbox_min[1], -result.bbox_min[2]};
 
+    int next_motion = 0; // index in scene.moving_selectors()
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
         const io::Body& body = scene.bodies[b];
         TetMesh mesh;
@@ -107,9 +167,19 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                                                      "the scene has more than 536870911 nodes or tetrahedra",
                                                      "use coarser meshes (indices are 32-bit)"));
         }
-        for (auto& x : mesh.nodes) {
-            x = transform_point(x, body.scale, body.rotate_deg, body.translate);
+        // "center": the pivot is the centroid of the scaled mesh, so rotating does not move the body.
+        Vec3 pivot{};
+        if (body.rotate_about_center) {
+            TetMesh scaled = mesh;
+            for (auto& x : scaled.nodes) {
+                x = {x[0] * body.scale[0], x[1] * body.scale[1], x[2] * body.scale[2]};
+            }
+            pivot = volume_centroid(scaled);
         }
+        for (auto& x : mesh.nodes) {
+            x = transform_point(x, body.scale, body.rotate_deg, body.translate, pivot);
+        }
+        const Vec3 center_of_mass = volume_centroid(mesh); // uniform density
 
         // Validate every tet: positive volume, judged relative to its longest edge so that the test is
         // independent of the mesh's units.
@@ -155,9 +225,11 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
         for (const auto& x : mesh.nodes) {
             result.mesh.nodes.push_back(x);
             result.node_body.push_back(static_cast<int>(b));
-            result.velocity.push_back(body.velocity);
+            const Vec3 spin = cross(body.angular_velocity, minus(x, center_of_mass));
+            result.velocity.push_back(
+                {body.velocity[0] + spin[0], body.velocity[1] + spin[1], body.velocity[2] + spin[2]});
             result.constraint.push_back(NodeConstraint::free);
-            result.prescribed_velocity.push_back(Vec3{});
+            result.motion.push_back(-1);
             for (int k = 0; k < 3; ++k) {
                 const auto i = static_cast<std::size_t>(k);
                 result.bbox_min[i] = std::min(result.bbox_min[i], x[i]);
@@ -169,15 +241,27 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 {t[0] + node_offset, t[1] + node_offset, t[2] + node_offset, t[3] + node_offset});
             result.tet_body.push_back(static_cast<int>(b));
         }
-        auto select = [&](const io::BoxSelector& box, NodeConstraint kind, const Vec3& velocity,
-                          const std::string& key) {
+        // Prescribed nodes start with the velocity of their motion (zero when held until a later start).
+        auto select = [&](const io::BoxSelector& box, NodeConstraint kind, const io::MovingSelector* moving,
+                          int motion, const std::string& key) {
             int count = 0;
             for (std::size_t n = first_node; n < result.mesh.nodes.size(); ++n) {
-                if (box.contains(result.mesh.nodes[n])) {
-                    result.constraint[n] = kind;
-                    result.prescribed_velocity[n] = velocity;
-                    result.velocity[n] = velocity;
-                    ++count;
+                const Vec3& x = result.mesh.nodes[n];
+                if (!box.contains(x)) {
+                    continue;
+                }
+                ++count;
+                if (kind == NodeConstraint::free) {
+                    continue; // a force box: only counted
+                }
+                result.constraint[n] = kind;
+                result.motion[n] = motion;
+                result.velocity[n] = Vec3{};
+                if (moving && moving->window.start == 0.0) {
+                    const io::RigidMotion& m = moving->motion;
+                    const Vec3 spin = cross(m.angular_velocity, minus(x, m.center));
+                    result.velocity[n] = {m.velocity[0] + spin[0], m.velocity[1] + spin[1],
+                                          m.velocity[2] + spin[2]};
                 }
             }
             if (count == 0) {
@@ -188,12 +272,16 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             }
         };
         for (std::size_t k = 0; k < body.fixed.size(); ++k) {
-            select(body.fixed[k], NodeConstraint::fixed, Vec3{},
+            select(body.fixed[k], NodeConstraint::fixed, nullptr, -1,
                    "bodies[" + std::to_string(b) + "].fixed[" + std::to_string(k) + "].box");
         }
         for (std::size_t k = 0; k < body.moving.size(); ++k) {
-            select(body.moving[k].box, NodeConstraint::moving, body.moving[k].velocity,
+            select(body.moving[k].box, NodeConstraint::moving, &body.moving[k], next_motion++,
                    "bodies[" + std::to_string(b) + "].moving[" + std::to_string(k) + "].box");
+        }
+        for (std::size_t k = 0; k < body.forces.size(); ++k) {
+            select(body.forces[k].box, NodeConstraint::free, nullptr, -1,
+                   "bodies[" + std::to_string(b) + "].forces[" + std::to_string(k) + "].box");
         }
     }
 
@@ -207,8 +295,24 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 throw InputError(io::input_error_message(
                     scene.file, "obstacles[" + std::to_string(k) + "].mesh.file", error.what(), ""));
             }
+            TriMesh& placed = result.obstacle_meshes.back();
+            for (auto& x : placed.nodes) {
+                x = transform_point(x, obstacle.scale, obstacle.rotate_deg, obstacle.translate);
+            }
+            // A zero-length segment has no direction: its edge–edge distance is undefined.
+            for (std::size_t e = 0; e < placed.segments.size(); ++e) {
+                const Vec3 d = minus(placed.nodes[static_cast<std::size_t>(placed.segments[e][1])],
+                                     placed.nodes[static_cast<std::size_t>(placed.segments[e][0])]);
+                if (!(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > 0.0)) {
+                    throw InputError(io::input_error_message(
+                        scene.file, "obstacles[" + std::to_string(k) + "].mesh.file",
+                        "mesh '" + obstacle.mesh.file_as_written + "': segment " + std::to_string(e + 1) +
+                            " (counting the segments of the 'l' lines in order) has zero length",
+                        "remove the segment, or merge its two vertices into one point"));
+                }
+            }
             // A zero-area triangle has no normal: its distances and CCD are undefined.
-            const TriMesh& mesh = result.obstacle_meshes.back();
+            const TriMesh& mesh = placed;
             for (std::size_t t = 0; t < mesh.tris.size(); ++t) {
                 const Vec3& a = mesh.nodes[static_cast<std::size_t>(mesh.tris[t][0])];
                 const Vec3& b = mesh.nodes[static_cast<std::size_t>(mesh.tris[t][1])];

@@ -14,7 +14,7 @@ namespace intact {
 enum class NodeConstraint : std::uint8_t {
     free = 0,   ///< unknown of the solve
     fixed = 1,  ///< held at its rest position
-    moving = 2, ///< follows a prescribed constant velocity
+    moving = 2, ///< follows a prescribed rigid motion (Scene::moving_selectors()[motion])
 };
 
 /// All bodies concatenated in scene order: body b's nodes and tets follow those of bodies 0..b-1,
@@ -25,22 +25,35 @@ struct SceneMesh {
     std::vector<int> node_body;             ///< body index of each node
     std::vector<Vec3> velocity;             ///< initial velocity of each node, m/s
     std::vector<NodeConstraint> constraint; ///< per node
-    std::vector<Vec3> prescribed_velocity;  ///< per node (moving nodes; zero otherwise)
-    std::vector<TriMesh> obstacle_meshes;   ///< per obstacle; empty for planes
-    Vec3 bbox_min{}, bbox_max{};            ///< bounding box of all body nodes
+    std::vector<int> motion; ///< per node: index in Scene::moving_selectors() (moving nodes), else −1
+    std::vector<TriMesh> obstacle_meshes; ///< per obstacle, placed at time 0; empty for planes
+    Vec3 bbox_min{}, bbox_max{};          ///< bounding box of all body nodes
 };
 
-/// Read or generate every body's mesh, apply scale → rotate → translate, select fixed and moving nodes
-/// (selectors apply in order, `fixed` first, then `moving`: a node in both moves; a selector that
-/// catches no node is an error),
-/// read obstacle meshes, and validate: every tet must have positive volume. Throws InputError naming
-/// the body, its mesh file, the tet and the fix. Host, serial (called on rank 0).
+/// Read or generate every body's mesh, apply scale → rotate (about the origin or the scaled mesh's
+/// centroid) → translate, give initial velocities (velocity + spin about the centre of mass), select
+/// fixed and moving nodes (selectors apply in order, `fixed` first, then `moving`: a node in both moves,
+/// the last moving box wins; a selector, force boxes included, that catches no node is an error), read
+/// and place obstacle meshes (triangles, segments, points), and validate: every tet must have positive
+/// volume, every obstacle triangle area and segment length. Throws InputError naming the body or
+/// obstacle, its mesh file, the item and the fix. Host, serial (called on rank 0).
 SceneMesh build_scene_mesh(const io::Scene& scene);
 
 /// Signed volume of tet (a, b, c, d): det[b-a, c-a, d-a] / 6.
 double tet_signed_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
 
-/// x' = R(S x) + t with R = Rz Ry Rx from Euler angles in degrees.
-Vec3 transform_point(const Vec3& x, const Vec3& scale, const Vec3& rotate_deg, const Vec3& translate);
+/// x' = R(S x − pivot) + pivot + t with R = Rz Ry Rx from Euler angles in degrees.
+Vec3 transform_point(const Vec3& x,
+                     const Vec3& scale,
+                     const Vec3& rotate_deg,
+                     const Vec3& translate,
+                     const Vec3& pivot = Vec3{});
+
+/// The unit normal of a plane after transform_point: R S⁻¹ n, normalised.
+Vec3 transform_normal(const Vec3& n, const Vec3& scale, const Vec3& rotate_deg);
+
+/// A plane obstacle placed at time 0: the scene's point and normal under its scale, rotate_deg and
+/// translate.
+void place_plane(const io::Obstacle& obstacle, Vec3& point, Vec3& normal);
 
 } // namespace intact

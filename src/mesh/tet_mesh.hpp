@@ -17,10 +17,12 @@ struct TetMesh {
 };
 
 /// A triangle surface mesh on the host (obstacles, extracted boundaries). Counter-clockwise seen from
-/// outside: the normal (x1-x0)×(x2-x0) points outward.
+/// outside: the normal (x1-x0)×(x2-x0) points outward. Obstacles may also have segments (codimension 2)
+/// and points (every node; a file of vertices alone is a point set).
 struct TriMesh {
-    std::vector<Vec3> nodes;              ///< num_nodes positions, metres
-    std::vector<std::array<int, 3>> tris; ///< num_tris × 3 node indices
+    std::vector<Vec3> nodes;                  ///< num_nodes positions, metres
+    std::vector<std::array<int, 3>> tris;     ///< num_tris × 3 node indices
+    std::vector<std::array<int, 2>> segments; ///< num_segments × 2 node indices (obstacles only)
 };
 
 } // namespace intact

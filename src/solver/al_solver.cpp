@@ -99,31 +99,16 @@ void AlSolver::axpy(const NodeField& a, double s, const NodeField& b, const Node
 }
 
 double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
-    // The segment x → y: its remaining boundary motion, the inversion bound, the CCD of its swept
-    // candidates (one time per pair), α their global MIN, and the new pairs that collide on it.
+    // The segment x → y: the step bound (inversion and CCD, one global MIN) with each swept pair's own
+    // time, from which the new pairs that collide on it are chosen.
     ScopedTimer timer(seconds.step_bound);
     axpy(m_y, -1.0, x, m_segment);
     m_boundary.remaining(x); // obstacle_step = target − now
-    double alpha = m_potential.elastic().max_step(x, m_segment);
-    m_contact.update_segment(x, m_boundary.obstacle_positions(), m_segment, m_boundary.obstacle_step());
-    const contact::PairList& swept = m_contact.swept();
-    if (static_cast<int>(m_toi.extent(0)) < swept.count) {
-        m_toi = Kokkos::View<double*, MemSpace>("intact::solver::al_toi", swept.count + swept.count / 4 + 16);
-    }
-    contact::times_of_impact(swept, m_contact.positions(), m_contact.step(), m_contact.topology(), m_toi);
-    const auto toi = m_toi;
-    double contact_alpha = 1.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::al_min_toi", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
-        KOKKOS_LAMBDA(const int k, double& smallest) { smallest = toi(k) < smallest ? toi(k) : smallest; },
-        Kokkos::Min<double>(contact_alpha));
-    if (static_cast<int>(m_entry.extent(0)) < swept.count) {
-        m_entry = Kokkos::View<double*, MemSpace>("intact::solver::al_entry", m_toi.extent(0));
-    }
-    contact::segment_entry_times(swept, m_toi, m_contact.positions(), m_contact.step(), m_contact.topology(),
-                                 m_penalty.delta, m_ends, m_entry);
-    contact::select_new_pairs(swept, m_entry, m_set, m_contact.surface(), m_scratch, m_pending);
-    return comm::allreduce_min(m_parts.comm, std::min(alpha, contact_alpha));
+    const double alpha = m_bound.along(x, m_segment, m_boundary, m_toi);
+    contact::segment_entry_times(m_contact.swept(), m_toi, m_contact.positions(), m_contact.step(),
+                                 m_contact.topology(), m_penalty.delta, m_ends, m_entry);
+    contact::select_new_pairs(m_contact.swept(), m_entry, m_set, m_contact.surface(), m_scratch, m_pending);
+    return alpha;
 }
 
 void AlSolver::insert_pending() {
@@ -247,7 +232,6 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     double alpha_sum = 0.0;
     int stalled = 0;
     int k = 0;
-    const double delta_user = m_penalty.delta;
     while (weight > m_options.epsilon) {
         if (k == m_options.max_outer_iterations) {
             log::warn()
@@ -289,7 +273,6 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
     result.converged = weight <= m_options.epsilon;
     result.residual = weight;
-    m_penalty.delta = delta_user;
 
     // 5. The prescribed rows onto their targets when the rest of their motion is safe.
     if (m_boundary.remaining(x) > 0.0 && m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {

@@ -44,31 +44,6 @@
 
 namespace intact::solver {
 
-/// The AL terms γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] of the constraint set, linearised at the safe
-/// state's surface rows `safe` and evaluated at the contact model's positions (the iterate y).
-class AlConstraintTerm final : public EnergyTerm {
-public:
-    AlConstraintTerm(contact::ContactModel& contact,
-                     const contact::ConstraintSet& set,
-                     const contact::SurfaceField& safe,
-                     const contact::AlPenalty& penalty)
-        : m_contact(contact), m_set(set), m_safe(safe), m_penalty(penalty) {}
-    const char* name() const override { return "al_constraints"; }
-    bool conservative() const override { return true; }
-    double local_energy(const contact::ConstSurfaceField& ys) override {
-        return contact::al_local_energy(m_set, m_safe, ys, m_contact.topology(), m_penalty);
-    }
-    void derivatives(bool hessian, contact::PairStencils& out) override {
-        contact::al_derivatives(m_set, m_safe, m_contact.positions(), m_penalty, hessian, out);
-    }
-
-private:
-    contact::ContactModel& m_contact;
-    const contact::ConstraintSet& m_set;
-    const contact::SurfaceField& m_safe;
-    const contact::AlPenalty& m_penalty;
-};
-
 class AlSolver final : public StepSolver {
 public:
     /// Adds the AL terms (and friction, when the scene has μ > 0) to the parts' potential. Needs contact.

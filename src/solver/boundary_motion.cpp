@@ -3,6 +3,7 @@
 #include "comm/collectives.hpp"
 #include "src/core/error.hpp"
 #include "src/io/checkpoint.hpp"
+#include "kernels/rigid_motion.hpp"
 
 #include <cmath>
 
@@ -24,12 +25,19 @@ Kokkos::View<double*, MemSpace> make_free_mask(const std::vector<NodeConstraint>
 
 BoundaryMotion::BoundaryMotion(MPI_Comm comm,
                                const LocalMesh& mesh,
-                               NodeField prescribed_velocity,
-                               const contact::ContactSurface* surface)
+                               const io::Scene& scene,
+                               contact::ContactSurface* surface)
     : m_comm(comm), m_surface(surface), m_free(make_free_mask(mesh.constraint)),
-      m_velocity(std::move(prescribed_velocity)),
+      m_motion("intact::solver::node_motion", mesh.motion.size()), m_selectors(scene.moving_selectors()),
+      m_released(m_selectors.size(), 0), m_maps("intact::solver::motion_maps", m_selectors.size()),
+      m_maps_host(Kokkos::create_mirror_view(m_maps)),
       m_target("intact::solver::boundary_target", mesh.num_local_nodes()),
       m_step("intact::solver::boundary_step", mesh.num_local_nodes()) {
+    auto motion = Kokkos::create_mirror_view(m_motion);
+    for (std::size_t i = 0; i < mesh.motion.size(); ++i) {
+        motion(i) = mesh.motion[i];
+    }
+    Kokkos::deep_copy(m_motion, motion);
     if (m_surface) {
         m_obstacle_x = m_surface->make_field("intact::solver::obstacle_positions");
         m_obstacle_target = m_surface->make_field("intact::solver::obstacle_target");
@@ -77,14 +85,71 @@ void BoundaryMotion::restore(const io::CheckpointReader& in) {
     Kokkos::deep_copy(m_obstacle_x, x);
 }
 
-void BoundaryMotion::begin_step(const NodeField& x, double h, double end_time) {
+void BoundaryMotion::release(int k) {
+    const auto free = m_free;
+    const auto motion = m_motion;
+    Kokkos::parallel_for(
+        "intact::solver::release_moving_box", Kokkos::RangePolicy<ExecSpace>(0, motion.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            if (motion(i) == k) {
+                free(i) = 1.0;
+            }
+        });
+    if (m_surface) {
+        m_surface->release_motion(k);
+    }
+}
+
+void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time, double end_time) {
+    const double t = start_time;
+    // 1. Moving boxes whose window ended by t are released (every rank decides alike from t).
+    for (std::size_t k = 0; k < m_selectors.size(); ++k) {
+        const auto& end = m_selectors[k].window.end;
+        if (!m_released[k] && end && t >= *end) {
+            release(static_cast<int>(k));
+            m_released[k] = 1;
+        }
+    }
+    // 2. Each box's map over the step: its motion acting for the step's seconds inside the window, from
+    //    where its centre is at t.
+    for (std::size_t k = 0; k < m_selectors.size(); ++k) {
+        const io::MovingSelector& selector = m_selectors[k];
+        const io::RigidMotion& motion = selector.motion;
+        const kernels::Vec3 v(motion.velocity[0], motion.velocity[1], motion.velocity[2]);
+        const kernels::Vec3 w(motion.angular_velocity[0], motion.angular_velocity[1],
+                              motion.angular_velocity[2]);
+        const double before = selector.window.active_before(t);
+        const kernels::Vec3 center =
+            kernels::Vec3(motion.center[0], motion.center[1], motion.center[2]) + before * v;
+        kernels::Mat3 R;
+        kernels::Vec3 b;
+        kernels::rigid_motion_increment(v, w, center, selector.window.active_seconds(t, h), R, b);
+        for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) {
+                m_maps_host(k, 3 * r + c) = R(r, c);
+            }
+            m_maps_host(k, 9 + r) = b(r);
+        }
+    }
+    Kokkos::deep_copy(m_maps, m_maps_host);
+    // 3. Targets: moving nodes by their map, fixed (and free) ones where they are.
     const auto target = m_target;
-    const auto velocity = m_velocity;
+    const auto node_motion = m_motion;
+    const auto free = m_free;
+    const auto maps = m_maps;
     Kokkos::parallel_for(
         "intact::solver::boundary_targets", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)),
         KOKKOS_LAMBDA(const int i) {
-            for (int c = 0; c < 3; ++c) {
-                target(i, c) = x(i, c) + h * velocity(i, c);
+            const int k = node_motion(i);
+            for (int r = 0; r < 3; ++r) {
+                double y = x(i, r);
+                if (k >= 0 && free(i) == 0.0) {
+                    y = maps(k, 9 + r);
+                    for (int c = 0; c < 3; ++c) {
+                        y += maps(k, 3 * r + c) * x(i, c);
+                    }
+                }
+                target(i, r) = y;
             }
         });
     if (m_surface) {

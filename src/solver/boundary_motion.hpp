@@ -2,8 +2,12 @@
 /// @file boundary_motion.hpp
 /// @brief Prescribed motion within a step: fixed and moving nodes, and obstacles.
 ///
-/// Every step, prescribed nodes end at x + h v_prescribed (fixed nodes: v = 0) and obstacle rows at their
-/// positions at the step's end time (rest + velocity · t). Two ways to get there:
+/// Every step, prescribed nodes end where their rigid motion (io::MovingSelector: velocity, angular
+/// velocity about a centre, a time window) carries them from x over the step (fixed nodes, and moving
+/// nodes before their start, stay at x), and obstacle rows at their positions at the step's end time
+/// (ContactSurface::obstacle_positions). A moving box whose window has ended is released at the first
+/// step that starts at or after its end: its nodes become free (free mask and contact flags) and keep
+/// the velocity they had. Two ways to get there:
 /// - gradual (IPC): the remaining motion Δ = target − x is part of every Newton step, capped by the
 ///   step bound like the free rows, so prescribed motion never inverts an element or crosses a contact;
 ///   `arrive` puts the boundary on target once the remainder is negligible.
@@ -28,19 +32,23 @@ namespace intact::solver {
 
 class BoundaryMotion {
 public:
-    /// `prescribed_velocity`: m/s per local node (0 for free and fixed ones). `surface` may be null
-    /// (no contact: no obstacles).
+    /// `mesh.motion` indexes `scene.moving_selectors()`. `surface` may be null (no contact: no
+    /// obstacles); released rows are marked free in it.
     BoundaryMotion(MPI_Comm comm,
                    const LocalMesh& mesh,
-                   NodeField prescribed_velocity,
-                   const contact::ContactSurface* surface);
+                   const io::Scene& scene,
+                   contact::ContactSurface* surface);
 
-    /// 1 for free nodes, 0 for fixed or moving ones (per local node, device).
+    /// 1 for free nodes, 0 for fixed or moving ones (per local node, device). Its contents change (in
+    /// place) when a moving box is released.
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
-    /// This step's targets from the state at its start: nodes at x + h v, obstacles at `end_time`. Device.
-    /// Local.
-    void begin_step(const NodeField& x, double h, double end_time);
+    /// This step [start_time, end_time] of length h (both times as the caller counts them, so that
+    /// windows and the obstacles' clock see exact values): releases moving boxes that have ended, then
+    /// the targets from the state at the step's start: each moving node carried by its motion over the
+    /// part of the step inside its window, obstacles at end_time. Device kernels; a few numbers per
+    /// moving box from the host. Local.
+    void begin_step(const NodeField& x, double h, double start_time, double end_time);
 
     /// Δ = target − x on prescribed rows (0 on free rows), into step(), and the obstacles' remaining
     /// motion into obstacle_step(); returns ‖Δ‖∞ over all ranks and obstacle rows. Collective.
@@ -56,7 +64,9 @@ public:
     void accept_trial();
 
     /// Checkpoint: where the obstacles are (a step that ended before they arrived leaves them short of
-    /// their target; prescribed nodes are part of x). Replicated values. Local.
+    /// their target; prescribed nodes are part of x). Replicated values. Local. Nothing else is saved:
+    /// which moving boxes are released, their maps and the obstacles' targets are functions of the step's
+    /// start time, so the first `begin_step` after a restart recomputes them as the run would have.
     void save(io::CheckpointWriter& out) const;
     /// Restart: the obstacle rows `save` wrote. Local.
     void restore(const io::CheckpointReader& in);
@@ -70,11 +80,20 @@ public:
     contact::SurfaceField obstacle_trial() const { return m_obstacle_trial; }
     contact::SurfaceField obstacle_target() const { return m_obstacle_target; }
 
+    /// Public for CUDA lambdas: free the nodes of moving box k (device, local).
+    void release(int k);
+
 private:
     MPI_Comm m_comm;
-    const contact::ContactSurface* m_surface;
+    contact::ContactSurface* m_surface;
     Kokkos::View<double*, MemSpace> m_free;
-    NodeField m_velocity, m_target, m_step;
+    Kokkos::View<int*, MemSpace> m_motion; ///< per local node: moving box, or −1
+    std::vector<io::MovingSelector> m_selectors;
+    std::vector<char> m_released;
+    /// Per moving box, this step's map x ↦ R x + b: R row-major in [0, 9), b in [9, 12).
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> m_maps;
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>::HostMirror m_maps_host;
+    NodeField m_target, m_step;
     contact::SurfaceField m_obstacle_x, m_obstacle_target, m_obstacle_step, m_obstacle_trial;
 };
 

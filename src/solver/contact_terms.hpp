@@ -1,8 +1,10 @@
 #pragma once
 /// @file contact_terms.hpp
-/// @brief IPC's contact terms as energy terms of the incremental potential: the barrier κ Σ b (κ from
-/// BarrierStiffness) and lagged friction Σ μ N f0 (normal forces supplied when the method lags it).
+/// @brief The contact terms of the incremental potential: IPC's barrier κ Σ b (κ from BarrierStiffness),
+/// lagged friction Σ μ N f0 (normal forces supplied when the method lags it), and the AL method's
+/// linearised constraint terms.
 
+#include "src/contact/al_constraints.hpp"
 #include "src/contact/barrier_pairs.hpp"
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/contact_model.hpp"
@@ -48,6 +50,31 @@ public:
 private:
     contact::ContactModel& m_contact;
     contact::FrictionPairs& m_friction;
+};
+
+/// The AL terms γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] of the constraint set, linearised at the safe
+/// state's surface rows `safe` and evaluated at the contact model's positions (the iterate y).
+class AlConstraintTerm final : public EnergyTerm {
+public:
+    AlConstraintTerm(contact::ContactModel& contact,
+                     const contact::ConstraintSet& set,
+                     const contact::SurfaceField& safe,
+                     const contact::AlPenalty& penalty)
+        : m_contact(contact), m_set(set), m_safe(safe), m_penalty(penalty) {}
+    const char* name() const override { return "al_constraints"; }
+    bool conservative() const override { return true; }
+    double local_energy(const contact::ConstSurfaceField& ys) override {
+        return contact::al_local_energy(m_set, m_safe, ys, m_contact.topology(), m_penalty);
+    }
+    void derivatives(bool hessian, contact::PairStencils& out) override {
+        contact::al_derivatives(m_set, m_safe, m_contact.positions(), m_penalty, hessian, out);
+    }
+
+private:
+    contact::ContactModel& m_contact;
+    const contact::ConstraintSet& m_set;
+    const contact::SurfaceField& m_safe;
+    const contact::AlPenalty& m_penalty;
 };
 
 } // namespace intact::solver

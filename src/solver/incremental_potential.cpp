@@ -49,6 +49,8 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
     const auto gradient = m_gradient;
     const double ch2 = problem.weight * problem.h * problem.h;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
+    const auto force = problem.force;
+    const bool forced = force.extent(0) > 0;
 
     // One owned row per work item: a deterministic sum over the element entries of that row.
     Kokkos::parallel_for(
@@ -66,6 +68,11 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
             gradient(r, 0) = m * (x(r, 0) - x_hat(r, 0)) + ch2 * (g[0] - m * gx);
             gradient(r, 1) = m * (x(r, 1) - x_hat(r, 1)) + ch2 * (g[1] - m * gy);
             gradient(r, 2) = m * (x(r, 2) - x_hat(r, 2)) + ch2 * (g[2] - m * gz);
+            if (forced) {
+                for (int c = 0; c < 3; ++c) {
+                    gradient(r, c) -= ch2 * force(r, c);
+                }
+            }
             for (int k = row_offsets(r); k < row_offsets(r + 1); ++k) {
                 double block[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
                 for (int j = block_offsets(k); j < block_offsets(k + 1); ++j) {
@@ -147,9 +154,12 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
     const auto x_hat = problem.x_hat;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
     const double ch2 = problem.weight * problem.h * problem.h;
+    const auto force = problem.force;
+    const bool forced = force.extent(0) > 0;
     double change = 0.0;
     double magnitude = 0.0;
-    // Per node: ½ m (|y − x̂|² − |x − x̂|²) − c h² m g·(y − x), written with y − x so nothing cancels.
+    // Per node: ½ m (|y − x̂|² − |x − x̂|²) − c h² (m g + f)·(y − x), written with y − x so nothing
+    // cancels.
     Kokkos::parallel_reduce(
         "intact::solver::nodal_energy_change", Kokkos::RangePolicy<ExecSpace>(0, m_num_owned),
         KOKKOS_LAMBDA(const int i, double& sum_change, double& sum_magnitude) {
@@ -162,7 +172,13 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
                 before += offset * offset;
                 work += g[c] * step;
             }
-            sum_change += 0.5 * mass(i) * inertia - ch2 * mass(i) * work;
+            double applied = 0.0;
+            if (forced) {
+                for (int c = 0; c < 3; ++c) {
+                    applied += force(i, c) * (trial(i, c) - x(i, c));
+                }
+            }
+            sum_change += 0.5 * mass(i) * inertia - ch2 * (mass(i) * work + applied);
             sum_magnitude += 0.5 * mass(i) * before;
         },
         change, magnitude);

@@ -2,7 +2,9 @@
 /// @file incremental_potential.hpp
 /// @brief The incremental potential every implicit method minimises (IPC spec §1, A-search spec §2):
 ///
-///     E(x) = ½ (x − x̂)ᵀ M (x − x̂) + c h² (Ψ(x) − Σ_i m_i g·x_i) + Σ_terms weight · term(x)
+///     E(x) = ½ (x − x̂)ᵀ M (x − x̂) + c h² (Ψ(x) − Σ_i (m_i g + f_i)·x_i) + Σ_terms weight · term(x)
+///
+/// (f: the step's applied forces, StepProblem::force)
 ///
 /// It owns the elastic term, the block matrix and the gradient of the owned rows; energy terms (barrier,
 /// friction, augmented-Lagrangian terms) are added by the method and evaluated on the contact surface
@@ -46,8 +48,8 @@ public:
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
     int num_owned() const { return m_num_owned; }
 
-    /// ∇E (owned rows) and the Hessian at x: inertia, elasticity and gravity, then every term at the
-    /// contact model's positions() (which the caller has gathered at x). Device work. Local.
+    /// ∇E (owned rows) and the Hessian at x: inertia, elasticity, gravity and applied forces, then every term
+    /// at the contact model's positions() (which the caller has gathered at x). Device work. Local.
     void assemble(const NodeField& x, const StepProblem& problem);
     /// Only the inertial, elastic and gravitational part of `assemble`. Local.
     void assemble_elastic(const NodeField& x, const StepProblem& problem);

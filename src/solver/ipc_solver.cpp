@@ -44,7 +44,7 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
     m_barrier_term.emplace(*m_contact, *m_kappa);
     m_potential.set_contact(*m_contact);
     m_potential.add_term(*m_barrier_term);
-    if (parts.scene.contact.friction > 0.0) {
+    if (parts.scene.has_friction()) {
         m_friction =
             std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
         m_friction_term.emplace(*m_contact, *m_friction);
@@ -230,9 +230,11 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             if (!search.accepted) {
                 // A direction whose whole predicted decrease is below E's round-off cannot be taken: the
                 // iterate is as converged as E can tell (stopping_rule.hpp).
-                result.converged = remaining == 0.0 &&
-                                   below_round_off(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
-                                                   m_potential.num_owned(), energy_scale);
+                result.converged =
+                    remaining == 0.0 &&
+                    (measures.step_velocity < k_round_off_velocity * m_settings.stop.velocity ||
+                     below_round_off(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
+                                     m_potential.num_owned(), energy_scale));
                 lag_converged = result.converged && it == 0;
                 result.line_search_failed = !result.converged;
                 break;

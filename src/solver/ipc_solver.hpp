@@ -24,7 +24,8 @@ namespace intact::solver {
 
 class IpcSolver final : public StepSolver {
 public:
-    /// Adds the barrier (and friction, when the scene has μ > 0) to the parts' potential. Collective.
+    /// Adds the barrier (and friction, when the scene or an obstacle has μ > 0) to the parts' potential.
+    /// Collective.
     IpcSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "ipc"; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;

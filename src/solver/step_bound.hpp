@@ -20,8 +20,19 @@ public:
     /// With contact it first refreshes the ghost plan for the segment and gathers both ends
     /// (ContactModel::update_segment), which the caller's energies then reuse. Collective.
     double along(const NodeField& x, const NodeField& d, const BoundaryMotion& boundary);
+    /// `along`, also leaving each swept contact pair's own bound in `toi` (ContactModel::local_max_step),
+    /// for methods that use them (the AL set update). Collective.
+    double along(const NodeField& x,
+                 const NodeField& d,
+                 const BoundaryMotion& boundary,
+                 Kokkos::View<double*, MemSpace>& toi);
 
 private:
+    double bound(const NodeField& x,
+                 const NodeField& d,
+                 const BoundaryMotion& boundary,
+                 Kokkos::View<double*, MemSpace>* toi);
+
     MPI_Comm m_comm;
     const ElasticTerm& m_elastic;
     contact::ContactModel* m_contact;

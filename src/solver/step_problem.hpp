@@ -4,9 +4,10 @@
 ///
 /// Every implicit integrator writes its step as one minimisation (A-search spec §2, IPC spec §1):
 ///
-///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² (Ψ(x) − Σ_i m_i g·x_i) + Σ terms(x)
+///     x* = argmin_x  ½ (x − x̂)ᵀ M (x − x̂) + c h² (Ψ(x) − Σ_i (m_i g + f_i)·x_i) + Σ terms(x)
 ///
-/// with prescribed (fixed or moving) nodes and obstacles ending the step at their targets. The
+/// with prescribed (fixed or moving) nodes and obstacles ending the step at their targets, and f the
+/// applied forces of the step (AppliedForces), an external load weighted exactly like gravity. The
 /// integrator fills x̂ and c, the boundary motion the targets; the solver only minimises.
 
 #include "src/core/types.hpp"
@@ -24,6 +25,7 @@ struct StepProblem {
     /// The solve's positions are the state at t + θ h: 1, except ½ for implicit midpoint (whose solve
     /// finds the midpoint y); prescribed nodes and obstacles are placed for that time.
     double theta = 1.0;
+    NodeField force; ///< applied force f per local node (N), owned rows; empty View: none
 };
 
 /// Wall seconds of a step's phases on this rank (each after a fence). Methods fill those they have.

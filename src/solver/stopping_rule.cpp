@@ -16,6 +16,8 @@ StoppingTolerances stopping_tolerances(const io::Scene& scene, double length) {
     const double g_norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     const double scale = g_norm > 0.0 ? g_norm : length;
     tolerances.acceleration = scene.acceleration_tolerance ? *scene.acceleration_tolerance : 1e-4 * scale;
+    // About 500 ulps of coordinates of the scene's size: a step this short changes nothing E can see.
+    tolerances.resolution = 1e-13 * length;
     return tolerances;
 }
 
@@ -62,7 +64,8 @@ NewtonMeasures measure_newton(MPI_Comm comm,
                               int num_owned,
                               double h) {
     NewtonMeasures measures;
-    measures.step_velocity = max_norm(comm, direction, num_owned) / h;
+    measures.step_length = max_norm(comm, direction, num_owned);
+    measures.step_velocity = measures.step_length / h;
     measures.residual_acceleration =
         mass_scaled_max_norm(comm, residual, mass, free_mask, num_owned) / (h * h);
     return measures;

@@ -5,8 +5,10 @@
 
 #include "src/tools/check_output.hpp"
 
+#include "kernels/rigid_motion.hpp"
 #include "src/core/error.hpp"
 #include "src/io/mesh_reader.hpp"
+#include "src/mesh/scene_mesh.hpp"
 #include "src/mesh/surface.hpp"
 #include "src/mesh/tet_mesh.hpp"
 
@@ -33,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -539,6 +542,11 @@ std::vector<SeriesEntry> read_series(const fs::path& pvd) {
         if (std::string(data_set->GetName()) != "DataSet") {
             continue;
         }
+        // Part 1 of a step is the obstacles' geometry (placed from scene.resolved.json here instead).
+        const char* part = data_set->GetAttribute("part");
+        if (part != nullptr && std::string(part) != "0") {
+            continue;
+        }
         const char* file = data_set->GetAttribute("file");
         double time = 0.0;
         if (file == nullptr || data_set->GetScalarAttribute("timestep", time) == 0) {
@@ -673,13 +681,22 @@ bool finite(const Vec3& x) {
 
 // ---- Obstacles -------------------------------------------------------------------------------------------
 
-/// One entry of `obstacles` in scene.resolved.json, at rest (time 0).
+/// One entry of `obstacles` in scene.resolved.json, placed at time 0 (scale, rotate_deg, translate).
 struct Obstacle {
     bool is_plane = true;
-    Vec3 point{};    ///< plane: a point on it at time 0
-    Vec3 normal{};   ///< plane: points to the free side (as written; only its direction matters here)
-    TriMesh mesh;    ///< mesh: the triangles at time 0
-    Vec3 velocity{}; ///< m/s, constant
+    Vec3 point{};            ///< plane: a point on it at time 0
+    Vec3 normal{};           ///< plane: unit, to the free side
+    TriMesh mesh;            ///< mesh: triangles, segments and points at time 0
+    Vec3 velocity{};         ///< m/s, constant
+    Vec3 angular_velocity{}; ///< rad/s, about `center`
+    Vec3 center{};           ///< m, at time 0
+    /// Where the rigid motion takes `x` (at time 0) at time t, as the simulator moves obstacle rows.
+    Vec3 at(const Vec3& x, double t) const {
+        const auto vec = [](const Vec3& v) { return kernels::Vec3(v[0], v[1], v[2]); };
+        const kernels::Vec3 y =
+            kernels::rigid_motion_position(vec(x), vec(velocity), vec(angular_velocity), vec(center), t);
+        return {y(0), y(1), y(2)};
+    }
 };
 
 /// The obstacles of a run, or why there are none to check.
@@ -693,7 +710,8 @@ const char* const k_resolved_fix =
     "fix: run the scene again into this folder to rewrite it, or correct the entry; an obstacle is "
     "{\"plane\": {\"point\": [x, y, z], \"normal\": [nx, ny, nz]}} or {\"mesh\": {\"file\": "
     "\"/path/x.obj\"}}, "
-    "either with an optional \"velocity\": [vx, vy, vz]";
+    "either with optional \"velocity\", \"angular_velocity\", \"center\", \"translate\", \"rotate_deg\" "
+    "([x, y, z]) and \"scale\" (a number or [sx, sy, sz])";
 
 [[noreturn]] void bad_obstacle(const fs::path& file, const std::string& key, const std::string& problem) {
     throw InputError(quoted(file) + ": key '" + key + "': " + problem + "; " + k_resolved_fix);
@@ -773,6 +791,20 @@ Obstacles read_obstacles(const fs::path& directory) {
         }
         Obstacle obstacle;
         obstacle.velocity = read_vec3(entry, "velocity", key, file, false);
+        obstacle.angular_velocity = read_vec3(entry, "angular_velocity", key, file, false);
+        obstacle.center = read_vec3(entry, "center", key, file, false);
+        const Vec3 translate = read_vec3(entry, "translate", key, file, false);
+        const Vec3 rotate_deg = read_vec3(entry, "rotate_deg", key, file, false);
+        Vec3 scale{1.0, 1.0, 1.0};
+        if (entry.contains("scale") && entry.at("scale").is_number()) {
+            const double uniform = entry.at("scale").get<double>();
+            scale = {uniform, uniform, uniform};
+        } else {
+            scale = read_vec3(entry, "scale", key, file, false, scale);
+        }
+        if (!(scale[0] > 0.0 && scale[1] > 0.0 && scale[2] > 0.0)) {
+            bad_obstacle(file, key + ".scale", "must be positive");
+        }
         if (entry.contains("plane")) {
             const nlohmann::json& plane = entry.at("plane");
             if (!plane.is_object()) {
@@ -783,6 +815,8 @@ Obstacles read_obstacles(const fs::path& directory) {
             if (obstacle.normal == Vec3{0.0, 0.0, 0.0}) {
                 bad_obstacle(file, key + ".plane.normal", "must not be the zero vector");
             }
+            obstacle.point = transform_point(obstacle.point, scale, rotate_deg, translate);
+            obstacle.normal = transform_normal(obstacle.normal, scale, rotate_deg);
             ++planes;
         } else {
             obstacle.is_plane = false;
@@ -802,7 +836,8 @@ Obstacles read_obstacles(const fs::path& directory) {
                                  " (if the output was moved, copy the obstacle mesh to that path or edit it "
                                  "there)");
             }
-            for (const Vec3& x : obstacle.mesh.nodes) {
+            for (Vec3& x : obstacle.mesh.nodes) {
+                x = transform_point(x, scale, rotate_deg, translate);
                 if (!finite(x)) {
                     throw InputError(quoted(file) + ": key '" + key + ".mesh.file': " + quoted(path) +
                                      " has a non-finite vertex; fix: repair the obstacle mesh");
@@ -882,9 +917,46 @@ bool add_box(const Vec3& a, const Vec3& b, const Vec3& c, std::vector<Box>& boxe
     return true;
 }
 
-/// x + v t, each coordinate rounded once (as the simulator moves obstacles).
-Vec3 moved(const Vec3& x, const Vec3& v, double t) {
-    return {x[0] + v[0] * t, x[1] + v[1] * t, x[2] + v[2] * t};
+/// The parts of a mesh obstacle as (possibly degenerate) triangles: its triangles, then its segments
+/// (a, b, b), then its vertices in no triangle or segment (p, p, p). triangles_intersect is exact for
+/// degenerate triangles too, so one test covers triangle, segment and point contact.
+std::vector<std::array<int, 3>> obstacle_items(const TriMesh& mesh) {
+    std::vector<std::array<int, 3>> items = mesh.tris;
+    std::vector<char> used(mesh.nodes.size(), 0);
+    for (const auto& t : mesh.tris) {
+        for (const int n : t) {
+            used[static_cast<std::size_t>(n)] = 1;
+        }
+    }
+    for (const auto& e : mesh.segments) {
+        items.push_back({e[0], e[1], e[1]});
+        used[static_cast<std::size_t>(e[0])] = used[static_cast<std::size_t>(e[1])] = 1;
+    }
+    for (std::size_t n = 0; n < mesh.nodes.size(); ++n) {
+        if (!used[n]) {
+            items.push_back({static_cast<int>(n), static_cast<int>(n), static_cast<int>(n)});
+        }
+    }
+    return items;
+}
+
+/// "triangle i", "segment i" (0-based among the 'l' segments) or "point v" (0-based vertex index).
+std::string obstacle_item_name(const TriMesh& mesh, int item) {
+    const int triangles = static_cast<int>(mesh.tris.size());
+    const int segments = static_cast<int>(mesh.segments.size());
+    if (item < triangles) {
+        return "triangle " + std::to_string(item);
+    }
+    if (item < triangles + segments) {
+        return "segment " + std::to_string(item - triangles);
+    }
+    return "point " + std::to_string(obstacle_items(mesh)[static_cast<std::size_t>(item)][0]);
+}
+
+/// Whether x lies in the closed tet (a, b, c, d) of positive orientation. Exact.
+bool in_closed_tet(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    return orient3d(x, b, c, d) >= 0 && orient3d(a, x, c, d) >= 0 && orient3d(a, b, x, d) >= 0 &&
+           orient3d(a, b, c, x) >= 0;
 }
 
 /// Counts and examples of one merged step at time `time`, with the obstacles at that time.
@@ -946,10 +1018,11 @@ void check_scene(const SceneMesh& scene,
         std::vector<Vec3>& y = obstacle_nodes[k];
         y.reserve(obstacle.mesh.nodes.size());
         for (const Vec3& rest : obstacle.mesh.nodes) {
-            y.push_back(moved(rest, obstacle.velocity, time));
+            y.push_back(obstacle.at(rest, time));
         }
-        for (std::size_t i = 0; i < obstacle.mesh.tris.size(); ++i) {
-            const auto& tri = obstacle.mesh.tris[i];
+        const auto items = obstacle_items(obstacle.mesh);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const auto& tri = items[i];
             if (add_box(y[static_cast<std::size_t>(tri[0])], y[static_cast<std::size_t>(tri[1])],
                         y[static_cast<std::size_t>(tri[2])], boxes)) {
                 box_triangle.push_back(static_cast<int>(i));
@@ -967,7 +1040,8 @@ void check_scene(const SceneMesh& scene,
         if (static_cast<std::size_t>(j) >= num_body) {
             const int k = box_obstacle[static_cast<std::size_t>(j) - num_body];
             const int o = box_triangle[static_cast<std::size_t>(j)];
-            const auto& tri = obstacles[static_cast<std::size_t>(k)].mesh.tris[static_cast<std::size_t>(o)];
+            const TriMesh& mesh = obstacles[static_cast<std::size_t>(k)].mesh;
+            const auto tri = obstacle_items(mesh)[static_cast<std::size_t>(o)];
             const std::vector<Vec3>& y = obstacle_nodes[static_cast<std::size_t>(k)];
             const auto at = [](const std::vector<Vec3>& p, int node) {
                 return p[static_cast<std::size_t>(node)];
@@ -979,7 +1053,7 @@ void check_scene(const SceneMesh& scene,
             ++report.obstacle_triangle_pairs;
             if (obstacle_examples.size() < k_max_examples) {
                 obstacle_examples.push_back(describe_triangle(scene, s) + " meets obstacles[" +
-                                            std::to_string(k) + "] (mesh) triangle " + std::to_string(o));
+                                            std::to_string(k) + "] (mesh) " + obstacle_item_name(mesh, o));
             }
             return;
         }
@@ -1008,7 +1082,7 @@ void check_scene(const SceneMesh& scene,
         if (!plane.is_plane) {
             continue;
         }
-        const Vec3 point = moved(plane.point, plane.velocity, time);
+        const Vec3 point = plane.at(plane.point, time);
         const double length =
             std::sqrt(plane.normal[0] * plane.normal[0] + plane.normal[1] * plane.normal[1] +
                       plane.normal[2] * plane.normal[2]);
@@ -1043,7 +1117,64 @@ void check_scene(const SceneMesh& scene,
             }
         }
     }
-    for (const auto* extra : {&obstacle_examples, &plane_examples, &tet_examples}) {
+    // Mesh obstacle vertices inside a body: a point or a short pin can pass a surface between two output
+    // steps and end up wholly inside. One broad phase over the tets followed by the vertices.
+    std::vector<std::string> inside_examples;
+    {
+        std::vector<Box> volume;
+        std::vector<int> tet_of;
+        for (std::size_t t = 0; t < scene.mesh.tets.size(); ++t) {
+            const auto& tet = scene.mesh.tets[t];
+            Box box{x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[0])]};
+            bool ok = true;
+            for (const int n : tet) {
+                const Vec3& p = x[static_cast<std::size_t>(n)];
+                ok = ok && finite(p);
+                for (int c = 0; c < 3; ++c) {
+                    box.lo[c] = std::min(box.lo[c], p[c]);
+                    box.hi[c] = std::max(box.hi[c], p[c]);
+                }
+            }
+            if (ok) {
+                volume.push_back(box);
+                tet_of.push_back(static_cast<int>(t));
+            }
+        }
+        const std::size_t num_tets = volume.size();
+        std::vector<std::pair<int, int>> vertex_of; // (obstacle, vertex)
+        for (std::size_t k = 0; k < obstacles.size(); ++k) {
+            for (std::size_t n = 0; n < obstacle_nodes[k].size(); ++n) {
+                const Vec3& p = obstacle_nodes[k][n];
+                if (finite(p)) {
+                    volume.push_back({p, p});
+                    vertex_of.emplace_back(static_cast<int>(k), static_cast<int>(n));
+                }
+            }
+        }
+        std::set<std::pair<int, int>> reported;
+        for_each_overlapping_pair(volume, [&](int i, int j) {
+            if (static_cast<std::size_t>(i) >= num_tets || static_cast<std::size_t>(j) < num_tets) {
+                return; // two tets or two vertices
+            }
+            const auto [k, n] = vertex_of[static_cast<std::size_t>(j) - num_tets];
+            const auto& tet = scene.mesh.tets[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])];
+            const Vec3& p = obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
+            if (!in_closed_tet(p, x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[1])],
+                               x[static_cast<std::size_t>(tet[2])], x[static_cast<std::size_t>(tet[3])]) ||
+                !reported.insert({k, n}).second) {
+                return;
+            }
+            ++report.obstacle_vertices_inside;
+            if (inside_examples.size() < k_max_examples) {
+                inside_examples.push_back(
+                    "obstacles[" + std::to_string(k) + "] (mesh) vertex " + std::to_string(n) +
+                    " is inside body " +
+                    std::to_string(
+                        scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
+            }
+        });
+    }
+    for (const auto* extra : {&obstacle_examples, &plane_examples, &inside_examples, &tet_examples}) {
         report.examples.insert(report.examples.end(), extra->begin(), extra->end());
     }
 }
@@ -1167,6 +1298,9 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         if (any_obstacles) {
             log << ", " << step.obstacle_triangle_pairs << " body-obstacle triangle pairs, "
                 << step.vertices_behind_planes << " vertices on or behind planes";
+            if (step.obstacle_vertices_inside > 0) {
+                log << ", " << step.obstacle_vertices_inside << " obstacle vertices inside bodies";
+            }
         }
         log << "\n";
         for (const std::string& example : step.examples) {
@@ -1180,6 +1314,7 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         total.inverted_tets += step.inverted_tets;
         total.obstacle_triangle_pairs += step.obstacle_triangle_pairs;
         total.vertices_behind_planes += step.vertices_behind_planes;
+        total.obstacle_vertices_inside += step.obstacle_vertices_inside;
         bad_steps += step.clean() ? 0 : 1;
         report.steps.push_back(std::move(step));
     }
@@ -1195,7 +1330,8 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         log << "NOT clean: " << bad_steps << " steps with problems, " << total.intersecting_pairs
             << " intersecting triangle pairs and " << total.inverted_tets << " inverted tetrahedra";
         if (any_obstacles) {
-            log << ", " << total.obstacle_triangle_pairs << " body-obstacle triangle pairs and "
+            log << ", " << total.obstacle_triangle_pairs << " body-obstacle triangle pairs, "
+                << total.obstacle_vertices_inside << " obstacle vertices inside bodies and "
                 << total.vertices_behind_planes << " vertices on or behind planes";
         }
         log << " in all" << (obstacles.checked ? "" : " (obstacles not checked)") << "\n";

@@ -13,15 +13,18 @@
 ///   their shared vertices: a pair sharing an edge is skipped; a pair sharing one vertex is reported only
 ///   when the edge opposite that vertex in one triangle meets the other triangle (the triangles overlap
 ///   beyond the shared vertex);
-/// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at the step's time
-///   t (the .pvd `timestep`; 0 is the scene's start): every rest position p moves rigidly to p + v t, each
-///   coordinate rounded once as in double arithmetic, v the obstacle's `velocity` (absent: static). A body
-///   boundary triangle that meets (touching counts) a triangle of a mesh obstacle is reported, decided
-///   exactly on those positions in the same broad phase. A body boundary vertex x on or behind a plane
-///   (n·(x − p(t)) <= 0, n pointing to the free side) is reported, the sign decided exactly for the
-///   rounded p(t); testing the vertices suffices, as boundary triangles are their convex hulls. Without
-///   scene.resolved.json (output of an older Intact, or a copy without it) obstacles are not checked and
-///   the log says so.
+/// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at time 0 by
+///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
+///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula
+///   the simulator moves obstacle rows with, kernels/rigid_motion.hpp; without rotation p + v t, each
+///   coordinate rounded once). A body boundary triangle that meets (touching counts) a triangle, a segment
+///   or a lone vertex of a mesh obstacle (segments and points as degenerate triangles) is reported,
+///   decided exactly on those positions in the same broad phase; so is a mesh obstacle vertex inside or
+///   on a body tetrahedron (a point that passed the surface between two output steps). A body boundary vertex
+///   x on or behind a plane (n·(x − p(t)) <= 0, n pointing to the free side) is reported, the sign decided
+///   exactly for the rounded p(t); testing the vertices suffices, as boundary triangles are their convex
+///   hulls. Without scene.resolved.json (output of an older Intact, or a copy without it) obstacles are not
+///   checked and the log says so.
 ///
 /// The predicates are exact for finite inputs whose products neither overflow nor underflow (coordinates
 /// between about 1e-90 and 1e90 in magnitude, or zero): a floating-point filter with Shewchuk's error
@@ -47,6 +50,8 @@ struct StepReport {
     long long obstacle_triangle_pairs = 0;
     /// Pairs (body boundary vertex, plane obstacle) with the vertex on or behind the plane.
     long long vertices_behind_planes = 0;
+    /// Vertices of mesh obstacles inside or on a body tetrahedron (each counted once).
+    long long obstacle_vertices_inside = 0;
     /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
     /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
     /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
@@ -55,7 +60,7 @@ struct StepReport {
     /// True when every count above is zero.
     bool clean() const {
         return intersecting_pairs == 0 && inverted_tets == 0 && obstacle_triangle_pairs == 0 &&
-               vertices_behind_planes == 0;
+               vertices_behind_planes == 0 && obstacle_vertices_inside == 0;
     }
 };
 

@@ -88,6 +88,8 @@ contact::SurfaceTopology make_topology(const contact::ContactSurface& surface) {
     t.rest = decltype(t.rest)("rest", n);
     t.plane_normal = decltype(t.plane_normal)("plane_normal", surface.planes().size());
     t.plane_row = decltype(t.plane_row)("plane_row", surface.planes().size());
+    t.friction = decltype(t.friction)("friction", n);
+    Kokkos::deep_copy(t.friction, -1.0); // no obstacle μ of its own: contact.friction everywhere
     auto triangles = Kokkos::create_mirror_view(t.triangles);
     auto edges = Kokkos::create_mirror_view(t.edges);
     auto gid = Kokkos::create_mirror_view(t.gid);

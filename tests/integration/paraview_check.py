@@ -1,7 +1,8 @@
 """Open an Intact output folder in ParaView, check what a user would see, render the last frame.
 
     bash tests/integration/paraview.sh tests/integration/paraview_check.py OUTPUT_DIR
-        [--steps N] [--nodes N] [--cells N] [--ranks N] [--png FILE] [--size WxH] [--title TEXT]
+        [--steps N] [--nodes N] [--cells N] [--ranks N] [--obstacles N] [--png FILE] [--size WxH]
+        [--title TEXT]
 
 Run by pvbatch (ParaView 5.11's Python); tests/integration/paraview.sh sets that up.
 Checks, on OUTPUT_DIR/intact.pvd as ParaView's own PVD reader loads it:
@@ -11,7 +12,12 @@ Checks, on OUTPUT_DIR/intact.pvd as ParaView's own PVD reader loads it:
     number of distinct point global_ids (--nodes, default: "nodes" in metrics.jsonl);
   - point arrays displacement and velocity (3 components, finite, something moved), cell arrays
     rank and body (1 component); rank covers 0..ranks-1 (--ranks, default: "ranks" in
-    metrics.jsonl), body covers 0..bodies-1 (bodies from scene.resolved.json).
+    metrics.jsonl), body covers 0..bodies-1 (bodies from scene.resolved.json);
+  - when the series has obstacles (part 1 of every step, the second block ParaView shows), at every
+    time step: one cell array `obstacle`, the cells of every obstacle of scene.resolved.json, and
+    their points where the scene puts them: mesh vertices read from the .obj, placed by scale,
+    rotate_deg and translate, then moved rigidly (c + v t + R(w t)(x - c)) to within 1e-9 m; plane
+    squares on the plane placed and moved likewise. --obstacles N requires N obstacles.
 With --png, renders the last frame coloured by rank, with the mesh edges, the scene's obstacle
 planes, a rank legend and a title, and checks that the picture shows the mesh.
 Every failed check prints one line "FAIL: expected <what>, found <what>"; exit status 1 if any failed.
@@ -28,6 +34,7 @@ from paraview import servermanager
 from paraview.simple import (ColorBy, GetColorTransferFunction, GetScalarBar, Plane, PVDReader,
                              Render, SaveScreenshot, Show, Text, CreateView)
 from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkFiltersCore import vtkAppendFilter
 from vtkmodules.vtkIOImage import vtkPNGReader
 
 failures = []
@@ -97,6 +104,103 @@ def check_data(data, expected):
               f"found {found}")
 
 
+def merged(data):
+    """One unstructured grid of all leaves of a (possibly composite) data set."""
+    if not data.IsA("vtkCompositeDataSet"):
+        return data
+    append = vtkAppendFilter()
+    iterator = data.NewIterator()
+    iterator.InitTraversal()
+    while not iterator.IsDoneWithTraversal():
+        append.AddInputData(iterator.GetCurrentDataObject())
+        iterator.GoToNextItem()
+    append.Update()
+    return append.GetOutput()
+
+
+def split_blocks(data):
+    """(bodies, obstacles or None): the .pvd's part 0 and part 1 as ParaView loads them."""
+    if data.IsA("vtkMultiBlockDataSet") and data.GetNumberOfBlocks() == 2:
+        return merged(data.GetBlock(0)), merged(data.GetBlock(1))
+    return merged(data), None
+
+
+def euler(p, degrees):
+    """R = Rz Ry Rx applied to p (Intact's rotate_deg)."""
+    ax, ay, az = (math.radians(d) for d in degrees)
+    x, y, z = p
+    y, z = math.cos(ax) * y - math.sin(ax) * z, math.sin(ax) * y + math.cos(ax) * z
+    x, z = math.cos(ay) * x + math.sin(ay) * z, -math.sin(ay) * x + math.cos(ay) * z
+    x, y = math.cos(az) * x - math.sin(az) * y, math.sin(az) * x + math.cos(az) * y
+    return [x, y, z]
+
+
+def placed(p, obstacle):
+    scale = obstacle.get("scale", 1.0)
+    scale = [scale] * 3 if isinstance(scale, (int, float)) else scale
+    q = euler([p[i] * scale[i] for i in range(3)], obstacle.get("rotate_deg", [0, 0, 0]))
+    t = obstacle.get("translate", [0, 0, 0])
+    return [q[i] + t[i] for i in range(3)]
+
+
+def moved(p, obstacle, time):
+    """Rodrigues: c + v t + R(w t)(p - c); p + v t without rotation."""
+    v = obstacle.get("velocity", [0, 0, 0])
+    w = obstacle.get("angular_velocity", [0, 0, 0])
+    c = obstacle.get("center", [0, 0, 0])
+    angle = math.sqrt(sum(x * x for x in w)) * time
+    if angle == 0.0:
+        return [p[i] + v[i] * time for i in range(3)]
+    k = [x * time / angle for x in w]
+    r = [p[i] - c[i] for i in range(3)]
+    kxr = [k[1] * r[2] - k[2] * r[1], k[2] * r[0] - k[0] * r[2], k[0] * r[1] - k[1] * r[0]]
+    kdr = sum(k[i] * r[i] for i in range(3))
+    rot = [r[i] * math.cos(angle) + kxr[i] * math.sin(angle) + k[i] * kdr * (1 - math.cos(angle))
+           for i in range(3)]
+    return [c[i] + v[i] * time + rot[i] for i in range(3)]
+
+
+def obj_vertices(path):
+    return [[float(x) for x in line.split()[1:4]] for line in Path(path).read_text().splitlines()
+            if line.startswith("v ")]
+
+
+def check_obstacles(grid, scene, time):
+    """The obstacle block at `time` against the scene's placement and rigid motion."""
+    ids = array_values(grid, "cell", "obstacle", 1)
+    if ids is None:
+        return
+    obstacles = scene.get("obstacles", [])
+    points = vtk_to_numpy(grid.GetPoints().GetData())
+    of = {}
+    for cell in range(grid.GetNumberOfCells()):
+        pts = grid.GetCell(cell).GetPointIds()
+        of.setdefault(int(ids[cell]), set()).update(pts.GetId(j) for j in range(pts.GetNumberOfIds()))
+    check(sorted(of) == list(range(len(obstacles))),
+          f"cells of obstacles 0..{len(obstacles) - 1} at t = {time:g}, found {sorted(of)}")
+    worst = 0.0
+    for k, obstacle in enumerate(obstacles):
+        mine = sorted(of.get(k, []))
+        if "mesh" in obstacle:
+            rest = obj_vertices(obstacle["mesh"]["file"])
+            if not check(len(mine) == len(rest), f"{len(rest)} points of obstacles[{k}], found {len(mine)}"):
+                continue
+            for p, x in zip(mine, rest):
+                expected = moved(placed(x, obstacle), obstacle, time)
+                worst = max(worst, max(abs(points[p][i] - expected[i]) for i in range(3)))
+        else:
+            point = moved(placed(obstacle["plane"]["point"], obstacle), obstacle, time)
+            n = euler([obstacle["plane"]["normal"][i] / (obstacle.get("scale", [1, 1, 1])[i]
+                       if isinstance(obstacle.get("scale", 1.0), list) else obstacle.get("scale", 1.0))
+                       for i in range(3)], obstacle.get("rotate_deg", [0, 0, 0]))
+            length = math.sqrt(sum(x * x for x in n))
+            for p in mine:
+                worst = max(worst, abs(sum((points[p][i] - point[i]) * n[i] for i in range(3))) / length)
+    print(f"  obstacles at t = {time:g}: {len(obstacles)}, largest distance from their place {worst:.3g} m")
+    check(worst < 1e-9, f"obstacles where the scene puts them at t = {time:g} (1e-9 m), "
+          f"found {worst:.3g} m off")
+
+
 def plane_corners(point, normal, center, half):
     """Origin, Point1, Point2 of a square of side 2*half on the plane, centred near center."""
     n = [c / math.sqrt(sum(x * x for x in normal)) for c in normal]
@@ -113,8 +217,9 @@ def plane_corners(point, normal, center, half):
         [origin[i] + 2 * half * v[i] for i in range(3)]
 
 
-def render(reader, time, data, scene, ranks, png, size, title):
-    """The last frame coloured by rank, with edges, obstacle planes, a legend and a title."""
+def render(reader, time, data, scene, ranks, png, size, title, draw_planes):
+    """The last frame coloured by rank, with edges, obstacle planes (drawn here for a series without
+    its own obstacle block), a legend and a title."""
     view = CreateView("RenderView")
     view.ViewSize = size
     view.ViewTime = time
@@ -126,7 +231,7 @@ def render(reader, time, data, scene, ranks, png, size, title):
     bounds = data.GetBounds()
     center = [(bounds[2 * i] + bounds[2 * i + 1]) / 2 for i in range(3)]
     extent = max(bounds[2 * i + 1] - bounds[2 * i] for i in range(3))
-    for obstacle in scene.get("obstacles", []):
+    for obstacle in scene.get("obstacles", []) if draw_planes else []:
         plane = obstacle.get("plane")
         if not plane:
             continue
@@ -190,6 +295,7 @@ def main():
     parser.add_argument("--nodes", type=int, help="expected distinct nodes (default: metrics)")
     parser.add_argument("--cells", type=int, help="expected cells (default: metrics)")
     parser.add_argument("--ranks", type=int, help="expected ranks (default: metrics)")
+    parser.add_argument("--obstacles", type=int, help="expected obstacles shown at every time step")
     parser.add_argument("--png", type=Path, help="render the last frame coloured by rank here")
     parser.add_argument("--size", default="1200x800", help="picture size WxH (default: 1200x800)")
     parser.add_argument("--title", help="picture title, followed by the time and the ranks "
@@ -217,8 +323,19 @@ def main():
         check(len(times) == args.steps, f"{args.steps} time steps, found {len(times)}")
     if not check(times, "at least one time step, found none"):
         return 1
+    obstacle_frames = 0
+    for time in times:
+        reader.UpdatePipeline(time)
+        bodies, obstacles = split_blocks(servermanager.Fetch(reader))
+        if obstacles is not None:
+            obstacle_frames += 1
+            check_obstacles(obstacles, scene, time)
+    if args.obstacles is not None:
+        check(obstacle_frames == len(times) and len(scene.get("obstacles", [])) == args.obstacles,
+              f"{args.obstacles} obstacles at each of {len(times)} time steps, found "
+              f"{len(scene.get('obstacles', []))} obstacles at {obstacle_frames}")
     reader.UpdatePipeline(times[-1])
-    data = servermanager.Fetch(reader)
+    data, _ = split_blocks(servermanager.Fetch(reader))
     check_data(data, expected)
 
     if args.png:
@@ -226,7 +343,7 @@ def main():
         title = f"{args.title or out.name}: t = {times[-1]:g} s, {expected['ranks']} ranks"
         args.png.parent.mkdir(parents=True, exist_ok=True)
         render(reader, times[-1], data, scene, max(expected["ranks"], 1), args.png,
-               [width, height], title)
+               [width, height], title, obstacle_frames == 0)
 
     if failures:
         print(f"{len(failures)} check(s) failed for {pvd}")

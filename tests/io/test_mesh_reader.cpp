@@ -476,6 +476,20 @@ TEST_F(MeshReaderTest, ObjFanTriangulatesAndResolvesNegativeIndices) {
     EXPECT_EQ(mesh.tris, expected);
 }
 
+TEST_F(MeshReaderTest, ObjSegmentsAndPoints) {
+    // Polylines split into segments; a file of vertices alone is a point set.
+    const intact::TriMesh wire =
+        read_triangle_mesh(write("wire.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nl 1 2 3\nl 4/1 -4\n"));
+    ASSERT_EQ(wire.nodes.size(), 4u);
+    EXPECT_TRUE(wire.tris.empty());
+    const std::vector<std::array<int, 2>> expected = {{0, 1}, {1, 2}, {3, 0}};
+    EXPECT_EQ(wire.segments, expected);
+    const intact::TriMesh points = read_triangle_mesh(write("points.obj", "v 0 0 0\nv 1 2 3\n"));
+    EXPECT_EQ(points.nodes.size(), 2u);
+    EXPECT_TRUE(points.tris.empty());
+    EXPECT_TRUE(points.segments.empty());
+}
+
 TEST_F(MeshReaderTest, ObjErrors) {
     const std::string zero = write("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n");
     std::string message = error_of([&] { read_triangle_mesh(zero); });
@@ -487,9 +501,18 @@ TEST_F(MeshReaderTest, ObjErrors) {
     EXPECT_NE(message.find("far.obj"), std::string::npos) << message;
     EXPECT_NE(message.find("vertex 4"), std::string::npos) << message;
 
-    const std::string empty = write("empty.obj", "v 0 0 0\n");
+    const std::string empty = write("empty.obj", "# nothing\nvn 0 0 1\n");
     message = error_of([&] { read_triangle_mesh(empty); });
-    EXPECT_NE(message.find("no faces"), std::string::npos) << message;
+    EXPECT_NE(message.find("no vertices"), std::string::npos) << message;
+
+    const std::string short_line = write("short.obj", "v 0 0 0\nv 1 0 0\nl 1\n");
+    message = error_of([&] { read_triangle_mesh(short_line); });
+    EXPECT_NE(message.find("line 3"), std::string::npos) << message;
+    EXPECT_NE(message.find("at least 2"), std::string::npos) << message;
+
+    const std::string far_line = write("far_line.obj", "v 0 0 0\nv 1 0 0\nl 1 3\n");
+    message = error_of([&] { read_triangle_mesh(far_line); });
+    EXPECT_NE(message.find("vertex 3"), std::string::npos) << message;
 
     message = error_of([&] { read_triangle_mesh(write("obstacle.msh", k_msh22_ascii)); });
     EXPECT_NE(message.find(".obj"), std::string::npos) << message;

@@ -330,4 +330,193 @@ TEST(SceneMesh, TransformsAndSelectsBoundaryNodes) {
     EXPECT_NE(message.find("bodies[0].fixed[0].box"), std::string::npos) << message;
 }
 
+TEST(Scene, ReadsMotionForceSpinAndObstacleKeys) {
+    auto document = intact::test::box_scene(2, 2, 2);
+    auto& body = document["bodies"][0];
+    body["rotate_about"] = "center";
+    body["angular_velocity"] = {0, 0, 3};
+    body["moving"] = {{{"box", {{"min", {0, 0, 0}}, {"max", {0.1, 1, 1}}}},
+                       {"angular_velocity", {1, 0, 0}},
+                       {"center", {0, 0.5, 0.5}},
+                       {"start", 0.1},
+                       {"end", 0.3}}};
+    body["forces"] = {
+        {{"box", {{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}}, {"force", {0, 0, -2}}, {"end", 1.0}}};
+    document["contact"] = {{"friction", 0.3}};
+    document["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 2}}}},
+                              {"rotate_deg", {90, 0, 0}},
+                              {"friction", 0.0}},
+                             {{"mesh", {{"file", "blade.obj"}}},
+                              {"scale", 2},
+                              {"translate", {1, 2, 3}},
+                              {"angular_velocity", {0, 0, 1}},
+                              {"center", {1, 1, 1}}}};
+    const auto scene = parse_scene(document, "dir/scene.json");
+    const auto& b = scene.bodies[0];
+    EXPECT_TRUE(b.rotate_about_center);
+    EXPECT_EQ(b.angular_velocity, (intact::Vec3{0, 0, 3}));
+    ASSERT_EQ(b.moving.size(), 1u);
+    EXPECT_EQ(b.moving[0].motion.velocity, (intact::Vec3{0, 0, 0}));
+    EXPECT_EQ(b.moving[0].motion.center, (intact::Vec3{0, 0.5, 0.5}));
+    EXPECT_DOUBLE_EQ(b.moving[0].window.start, 0.1);
+    ASSERT_TRUE(b.moving[0].window.end.has_value());
+    EXPECT_DOUBLE_EQ(*b.moving[0].window.end, 0.3);
+    // The window's share of a step: whole, partly, none.
+    EXPECT_EQ(b.moving[0].window.active_seconds(0.15, 0.01), 0.01);
+    EXPECT_NEAR(b.moving[0].window.active_seconds(0.295, 0.01), 0.005, 1e-15);
+    EXPECT_EQ(b.moving[0].window.active_seconds(0.05, 0.01), 0.0);
+    EXPECT_NEAR(b.moving[0].window.active_before(1.0), 0.2, 1e-15);
+    ASSERT_EQ(b.forces.size(), 1u);
+    EXPECT_EQ(b.forces[0].force, (intact::Vec3{0, 0, -2}));
+    EXPECT_EQ(b.forces[0].window.start, 0.0);
+    EXPECT_EQ(scene.obstacles[1].scale, (intact::Vec3{2, 2, 2}));
+    EXPECT_EQ(scene.obstacles[1].motion.angular_velocity, (intact::Vec3{0, 0, 1}));
+    EXPECT_FALSE(scene.obstacles[1].friction.has_value());
+    EXPECT_DOUBLE_EQ(scene.obstacle_friction(0), 0.0);
+    EXPECT_DOUBLE_EQ(scene.obstacle_friction(1), 0.3);
+    EXPECT_TRUE(scene.has_friction());
+    // The resolved scene states every obstacle's placement, motion and μ (what `intact check` reads).
+    const auto& resolved = scene.resolved["obstacles"][1];
+    EXPECT_EQ(resolved["translate"], nlohmann::json({1.0, 2.0, 3.0}));
+    EXPECT_EQ(resolved["center"], nlohmann::json({1.0, 1.0, 1.0}));
+    EXPECT_EQ(resolved["friction"], 0.3);
+    EXPECT_EQ(scene.resolved["obstacles"][0]["angular_velocity"], nlohmann::json({0.0, 0.0, 0.0}));
+}
+
+TEST(Scene, RejectsBadMotionForceAndObstacleValues) {
+    const auto moving = [](nlohmann::json entry) {
+        auto document = intact::test::box_scene(2, 2, 2);
+        entry["box"] = {{"min", {0, 0, 0}}, {"max", {1, 1, 1}}};
+        document["bodies"][0]["moving"] = {entry};
+        return document;
+    };
+    expect_scene_error(moving({}), "bodies[0].moving[0].velocity", "needs a velocity, an angular_velocity");
+    expect_scene_error(moving({{"angular_velocity", {0, 0, 1}}}), "bodies[0].moving[0].center",
+                       "required with angular_velocity");
+    expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"center", {0, 0, 0}}}), "bodies[0].moving[0].center",
+                       "no effect without angular_velocity");
+    expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"start", -1.0}}), "bodies[0].moving[0].start",
+                       ">= 0");
+    expect_scene_error(moving({{"velocity", {0, 0, 1}}, {"start", 0.5}, {"end", 0.5}}),
+                       "bodies[0].moving[0].end", "after start");
+    expect_scene_error(moving({{"angular_velocity", "fast"}, {"center", {0, 0, 0}}}),
+                       "bodies[0].moving[0].angular_velocity", "array of 3 numbers");
+
+    auto forces = intact::test::box_scene(2, 2, 2);
+    forces["bodies"][0]["forces"] = {{{"box", {{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}}}};
+    expect_scene_error(forces, "bodies[0].forces[0].force", "required");
+    forces["bodies"][0]["forces"][0]["force"] = {1, 0};
+    expect_scene_error(forces, "bodies[0].forces[0].force", "array of 3 numbers");
+    forces["bodies"][0]["forces"][0]["force"] = {1, 0, 0};
+    forces["bodies"][0]["forces"][0]["end"] = -1.0;
+    expect_scene_error(forces, "bodies[0].forces[0].end", "after start");
+    forces["bodies"][0]["forces"][0].erase("end");
+    forces["bodies"][0]["forces"][0]["torque"] = 1.0;
+    expect_scene_error(forces, "bodies[0].forces[0].torque", "unknown");
+
+    auto body = intact::test::box_scene(2, 2, 2);
+    body["bodies"][0]["rotate_about"] = "centre";
+    expect_scene_error(body, "bodies[0].rotate_about", "\"origin\" or \"center\"");
+    body["bodies"][0]["rotate_about"] = "origin";
+    body["bodies"][0]["angular_velocity"] = 2.0;
+    expect_scene_error(body, "bodies[0].angular_velocity", "array of 3 numbers");
+
+    const auto obstacle = [](nlohmann::json entry) {
+        auto document = intact::test::box_scene(2, 2, 2);
+        if (!entry.contains("mesh")) {
+            entry["plane"] = {{"point", {0, 0, -1}}, {"normal", {0, 0, 1}}};
+        }
+        document["obstacles"] = {entry};
+        return document;
+    };
+    expect_scene_error(obstacle({{"friction", -0.1}}), "obstacles[0].friction", ">= 0");
+    expect_scene_error(obstacle({{"scale", {1, 0, 1}}}), "obstacles[0].scale", "> 0");
+    expect_scene_error(obstacle({{"angular_velocity", {0, 0, 1}}, {"center", {0, 0, 0}}}),
+                       "obstacles[0].angular_velocity", "not supported for a plane");
+    expect_scene_error(obstacle({{"mesh", {{"file", "a.obj"}}}, {"angular_velocity", {0, 0, 1}}}),
+                       "obstacles[0].center", "required with angular_velocity");
+    expect_scene_error(obstacle({{"mesh", {{"file", "a.obj"}}}, {"center", {0, 0, 0}}}),
+                       "obstacles[0].center", "no effect");
+    expect_scene_error(obstacle({{"rotate_deg", "x"}}), "obstacles[0].rotate_deg", "array of 3 numbers");
+}
+
+TEST(SceneMesh, RotatesAboutTheCentroidGivesSpinAndMovingVelocities) {
+    // rotate_about "center": a generated box turned 90° about z keeps its centroid; "origin" moves it.
+    auto document = intact::test::box_scene(2, 2, 2);
+    document["bodies"][0]["rotate_deg"] = {0, 0, 90};
+    document["bodies"][0]["rotate_about"] = "center";
+    document["bodies"][0]["angular_velocity"] = {0, 0, 2};
+    document["bodies"][0]["moving"] = {{{"box", {{"min", {-10, -10, 0.49}}, {"max", {10, 10, 1}}}},
+                                        {"velocity", {0, 0, 1}},
+                                        {"angular_velocity", {0, 0, 3}},
+                                        {"center", {0.5, 0.375, 0}}}};
+    const auto mesh = intact::build_scene_mesh(parse_scene(document, "s.json"));
+    intact::Vec3 lo{1e9, 1e9, 1e9}, hi{-1e9, -1e9, -1e9};
+    for (const auto& x : mesh.mesh.nodes) {
+        for (int c = 0; c < 3; ++c) {
+            lo[c] = std::min(lo[c], x[c]);
+            hi[c] = std::max(hi[c], x[c]);
+        }
+    }
+    // The box [0, 1] × [0, 0.75] × [0, 0.5] turned about (0.5, 0.375): x ∈ [0.125, 0.875], y ∈ [−0.125,
+    // 0.875].
+    EXPECT_NEAR(lo[0], 0.125, 1e-12);
+    EXPECT_NEAR(hi[0], 0.875, 1e-12);
+    EXPECT_NEAR(lo[1], -0.125, 1e-12);
+    EXPECT_NEAR(hi[1], 0.875, 1e-12);
+    for (std::size_t n = 0; n < mesh.mesh.nodes.size(); ++n) {
+        const auto& x = mesh.mesh.nodes[n];
+        const auto& v = mesh.velocity[n];
+        if (mesh.constraint[n] == intact::NodeConstraint::moving) {
+            // v + ω × (x − c) of the moving box
+            EXPECT_NEAR(v[0], -3 * (x[1] - 0.375), 1e-12);
+            EXPECT_NEAR(v[1], 3 * (x[0] - 0.5), 1e-12);
+            EXPECT_NEAR(v[2], 1.0, 1e-12);
+            EXPECT_EQ(mesh.motion[n], 0);
+        } else {
+            // spin about the centre of mass (0.5, 0.375, 0.25)
+            EXPECT_NEAR(v[0], -2 * (x[1] - 0.375), 1e-12);
+            EXPECT_NEAR(v[1], 2 * (x[0] - 0.5), 1e-12);
+            EXPECT_NEAR(v[2], 0.0, 1e-12);
+            EXPECT_EQ(mesh.motion[n], -1);
+        }
+    }
+    // A moving box that starts later starts at rest; a force box that selects nothing is an error.
+    document["bodies"][0]["moving"][0]["start"] = 0.5;
+    const auto later = intact::build_scene_mesh(parse_scene(document, "s.json"));
+    for (std::size_t n = 0; n < later.mesh.nodes.size(); ++n) {
+        if (later.constraint[n] == intact::NodeConstraint::moving) {
+            EXPECT_EQ(later.velocity[n], (intact::Vec3{0, 0, 0}));
+        }
+    }
+    document["bodies"][0]["forces"] = {
+        {{"box", {{"min", {50, 50, 50}}, {"max", {51, 51, 51}}}}, {"force", {1, 0, 0}}}};
+    const std::string message = error_of([&] { intact::build_scene_mesh(parse_scene(document, "s.json")); });
+    EXPECT_NE(message.find("bodies[0].forces[0].box"), std::string::npos) << message;
+}
+
+TEST(SceneMesh, PlacesObstacleMeshesAndRejectsZeroLengthSegments) {
+    const fs::path dir = scratch_dir("obstacles");
+    std::ofstream(dir / "wire.obj") << "v 0 0 0\nv 1 0 0\nv 2 0 0\nl 1 2 3\n";
+    std::ofstream(dir / "bad.obj") << "v 0 0 0\nv 1 0 0\nl 1 2\nl 2 2\n";
+    auto document = intact::test::box_scene(2, 2, 2);
+    document["obstacles"] = {{{"mesh", {{"file", "wire.obj"}}},
+                              {"scale", {2, 1, 1}},
+                              {"rotate_deg", {0, 0, 90}},
+                              {"translate", {0, 0, -1}}}};
+    const auto mesh = intact::build_scene_mesh(parse_scene(document, (dir / "s.json").string()));
+    ASSERT_EQ(mesh.obstacle_meshes.size(), 1u);
+    const auto& wire = mesh.obstacle_meshes[0];
+    ASSERT_EQ(wire.segments.size(), 2u);
+    EXPECT_NEAR(wire.nodes[2][0], 0.0, 1e-12); // (2, 0, 0) scaled to (4, 0, 0), turned to (0, 4, 0)
+    EXPECT_NEAR(wire.nodes[2][1], 4.0, 1e-12);
+    EXPECT_NEAR(wire.nodes[2][2], -1.0, 1e-12);
+    document["obstacles"][0]["mesh"]["file"] = "bad.obj";
+    const std::string message =
+        error_of([&] { intact::build_scene_mesh(parse_scene(document, (dir / "s.json").string())); });
+    EXPECT_NE(message.find("obstacles[0].mesh.file"), std::string::npos) << message;
+    EXPECT_NE(message.find("segment 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("zero length"), std::string::npos) << message;
+}
+
 } // namespace

@@ -15,6 +15,7 @@
 #include <vtkXMLDataElement.h>
 #include <vtkXMLDataParser.h>
 #include <vtkXMLPUnstructuredGridReader.h>
+#include <vtkXMLUnstructuredGridReader.h>
 
 #include <array>
 #include <cstdio>
@@ -436,6 +437,60 @@ TEST(VtkWriter, RewrittenStepReplacesItsEntry) {
     VtkSeriesWriter restarted(MPI_COMM_WORLD, directory);
     if (rank == 0) {
         expect_series(restarted.pvd_path(), {}, {});
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST(VtkWriter, ObstaclesArePartOneOfEveryStep) {
+    // Rank 0 hands the obstacles of a step (a triangle, a segment, a point, a plane square); they go to
+    // steps/step_N/obstacles.vtu and the .pvd lists them as part 1 at the step's time, once per step.
+    const int rank = comm_rank();
+    const int n_ranks = comm_size();
+    const std::string directory = fresh_directory("obstacles");
+    VtkSeriesWriter writer(MPI_COMM_WORLD, directory);
+    intact::io::VtkObstacles obstacles;
+    obstacles.points = {{0, 0, 0}, {1, 0, 0},    {0, 1, 0},   {2, 0, 0},  {3, 0, 0},
+                        {5, 5, 5}, {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}};
+    obstacles.cells = {{0, 1, 2}, {3, 4}, {5}, {6, 7, 8, 9}};
+    obstacles.cell_obstacle = {1, 2, 2, 0};
+    for (int step = 0; step < 2; ++step) {
+        for (auto& p : obstacles.points) {
+            p[2] += 0.5 * step;
+        }
+        writer.write(step, 0.1 * step, make_piece(rank, n_ranks, step, slab_owner),
+                     rank == 0 ? &obstacles : nullptr);
+    }
+    writer.write(1, 0.1, make_piece(rank, n_ranks, 1, slab_owner), rank == 0 ? &obstacles : nullptr);
+    if (rank == 0) {
+        const std::string pvd = read_text(writer.pvd_path());
+        for (const char* entry :
+             {"timestep=\"0\" group=\"\" part=\"1\" file=\"steps/step_000000/obstacles.vtu\"",
+              "timestep=\"0.1\" group=\"\" part=\"1\" "
+              "file=\"steps/step_000001/obstacles.vtu\""}) {
+            EXPECT_NE(pvd.find(entry), std::string::npos) << pvd;
+        }
+        std::size_t parts = 0;
+        for (std::size_t at = pvd.find("part=\"1\""); at != std::string::npos;
+             at = pvd.find("part=\"1\"", at + 1)) {
+            ++parts;
+        }
+        EXPECT_EQ(parts, 2u) << pvd; // the rewritten step replaced its entry
+        vtkNew<vtkXMLUnstructuredGridReader> reader;
+        reader->SetFileName((fs::path(directory) / "steps/step_000001/obstacles.vtu").c_str());
+        reader->Update();
+        vtkUnstructuredGrid* grid = reader->GetOutput();
+        ASSERT_EQ(grid->GetNumberOfCells(), 4);
+        EXPECT_EQ(grid->GetCellType(0), VTK_TRIANGLE);
+        EXPECT_EQ(grid->GetCellType(1), VTK_LINE);
+        EXPECT_EQ(grid->GetCellType(2), VTK_VERTEX);
+        EXPECT_EQ(grid->GetCellType(3), VTK_QUAD);
+        vtkDataArray* ids = grid->GetCellData()->GetArray("obstacle");
+        ASSERT_NE(ids, nullptr);
+        EXPECT_EQ(ids->GetTuple1(0), 1.0);
+        EXPECT_EQ(ids->GetTuple1(3), 0.0);
+        double x[3];
+        grid->GetPoint(5, x);
+        EXPECT_EQ(x[2], 5.5);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -695,4 +695,48 @@ TEST_F(CheckOutput, RealSimulationOutputIsClean) {
     EXPECT_TRUE(report.clean());
 }
 
+TEST_F(CheckOutput, SegmentAndPointObstaclesArePlacedMovedAndChecked) {
+    // box(0, 1): [0, 1]³. An .obj with a segment and a lone vertex, written at the origin and placed by
+    // the resolved scene's scale, rotate_deg and translate, then turned by its angular velocity.
+    const std::string dir = output_dir("codim");
+    const fs::path obj = fs::absolute(fs::path(dir) / "wire.obj");
+    fs::create_directories(dir);
+    std::ofstream(obj) << "v 0 0 0\nv 1 0 0\nv 0 0 0.5\nl 1 2\n";
+    const auto wire = [&](const intact::Vec3& translate) {
+        nlohmann::json entry = mesh_obstacle(obj.string());
+        entry["scale"] = 3.0;                   // segment (0,0,0)–(3,0,0), point (0,0,1.5)
+        entry["rotate_deg"] = {0.0, 0.0, 90.0}; // segment along +y, point unchanged
+        entry["translate"] = {translate[0], translate[1], translate[2]};
+        return entry;
+    };
+    // 1. Clear of the box: the segment at x = −0.5 along y, the point at (−0.5, 0, 1.5): clean.
+    write_series(dir, {{box(0.0, 1.0)}});
+    write_obstacles(dir, {wire({-0.5, -1.0, 0.5})});
+    EXPECT_TRUE(check(dir).clean());
+    // 2. The segment through the box (x = 0.5, z = 0.5): it meets side faces; the point (0.5, −1, 2) is out.
+    write_obstacles(dir, {wire({0.5, -1.0, 0.5})});
+    CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_GT(report.steps[0].obstacle_triangle_pairs, 0);
+    EXPECT_TRUE(any_example_has(report.steps[0], "(mesh) segment 0")) << report.steps[0].examples.front();
+    // 3. Only the point inside: translate (0.5, 0.5, −1) puts the segment below the box at z = −1 and the
+    //    point at (0.5, 0.5, 0.5), touching no boundary triangle.
+    write_obstacles(dir, {wire({0.5, 0.5, -1.0})});
+    report = check(dir);
+    EXPECT_EQ(report.steps[0].obstacle_vertices_inside, 1);
+    EXPECT_EQ(report.steps[0].obstacle_triangle_pairs, 0);
+    EXPECT_TRUE(any_example_has(report.steps[0], "obstacles[0] (mesh) vertex 2 is inside body 0"));
+    // 4. Rotating: the point starts outside at (1.5, 0.5, 0.5) and turns about the z axis through (1, 0.5)
+    //    at 100 π rad/s: half a turn at the second step (t = 0.01 s) brings it to (0.5, 0.5, 0.5), inside.
+    nlohmann::json turning = wire({1.5, 0.5, -1.0});
+    turning["angular_velocity"] = {0.0, 0.0, 100.0 * 3.14159265358979323846};
+    turning["center"] = {1.0, 0.5, 0.0};
+    write_series(dir, {{box(0.0, 1.0)}, {box(0.0, 1.0)}});
+    write_obstacles(dir, {turning});
+    report = check(dir);
+    ASSERT_EQ(report.steps.size(), 2u);
+    EXPECT_EQ(report.steps[0].obstacle_vertices_inside, 0);
+    EXPECT_EQ(report.steps[1].obstacle_vertices_inside, 1);
+}
+
 } // namespace
