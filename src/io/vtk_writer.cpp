@@ -340,7 +340,8 @@ template <class Entry>
 std::vector<Entry> entries_through(const fs::path& pvd, const fs::path& steps, long long last_step) {
     std::vector<Entry> entries;
     std::ifstream in(pvd);
-    static const std::regex data_set(R"re(<DataSet timestep="([^"]*)"[^>]*part="([01])"[^>]*file="([^"]*)")re");
+    static const std::regex data_set(
+        R"re(<DataSet timestep="([^"]*)"[^>]*part="([01])"[^>]*file="([^"]*)")re");
     for (std::string line; std::getline(in, line);) {
         std::smatch match;
         if (std::regex_search(line, match, data_set)) {

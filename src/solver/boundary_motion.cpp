@@ -1,9 +1,9 @@
 #include "src/solver/boundary_motion.hpp"
 
 #include "comm/collectives.hpp"
+#include "kernels/rigid_motion.hpp"
 #include "src/core/error.hpp"
 #include "src/io/checkpoint.hpp"
-#include "kernels/rigid_motion.hpp"
 
 #include <cmath>
 
