@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <utility>
+#include <vector>
 
 namespace intact::solver {
 
@@ -177,6 +178,7 @@ PcgResult Pcg::solve(const LinearOperator& A,
 
     // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z).
     double r_norm = std::sqrt(sums[0]);
+    std::vector<double> history; // ‖r‖ after each iteration, for the stall window
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
         A(p, q);
@@ -206,6 +208,14 @@ PcgResult Pcg::solve(const LinearOperator& A,
         r_norm = std::sqrt(rr);
         if (r_norm <= settings.tolerance * b_norm) {
             break;
+        }
+        if (settings.stall_window > 0) {
+            history.push_back(r_norm);
+            const auto window = static_cast<std::size_t>(settings.stall_window);
+            if (history.size() > window && r_norm >= history[history.size() - 1 - window]) {
+                result.stalled = true;
+                break;
+            }
         }
         const double beta = rz_new / rz;
         rz = rz_new;
