@@ -133,8 +133,8 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
         gradient = e * db * gs + b * ge;
     }
     if (with_hessian) {
-        hessian = e * (ddb * gs * gs.transpose() + db * hs) + db * (ge * gs.transpose() + gs * ge.transpose()) +
-                  b * he;
+        hessian = e * (ddb * gs * gs.transpose() + db * hs) +
+                  db * (ge * gs.transpose() + gs * ge.transpose()) + b * he;
         if (full_projection) {
             kernels::project_psd<12>(hessian);
         } else if (mollified) {

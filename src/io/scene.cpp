@@ -208,8 +208,9 @@ void read_bal_options(JsonObject& solver, Scene& scene) {
     BalOptions& o = scene.bal;
     if (bal.has("augment_distance")) {
         o.augment_distance = bal.required<double>("augment_distance");
-        require_positive(bal, "augment_distance", *o.augment_distance,
-                         "give the distance in metres below which a pair is augmented, e.g. 1e-2 × contact.dhat");
+        require_positive(
+            bal, "augment_distance", *o.augment_distance,
+            "give the distance in metres below which a pair is augmented, e.g. 1e-2 × contact.dhat");
     }
     o.sigma_growth = bal.optional<double>("sigma_growth", o.sigma_growth);
     if (!(o.sigma_growth >= 1.0)) {
@@ -226,7 +227,8 @@ void read_bal_options(JsonObject& solver, Scene& scene) {
     }
     o.tolerance = bal.optional<double>("tolerance", o.tolerance);
     if (!(o.tolerance > 0.0 && o.tolerance < 1.0)) {
-        bal.fail("tolerance", "must be in (0, 1)", "give the relative gradient reduction of a step, e.g. 1e-4");
+        bal.fail("tolerance", "must be in (0, 1)",
+                 "give the relative gradient reduction of a step, e.g. 1e-4");
     }
     o.pcg_tolerance = bal.optional<double>("pcg_tolerance", o.pcg_tolerance);
     if (!(o.pcg_tolerance > 0.0 && o.pcg_tolerance < 1.0)) {

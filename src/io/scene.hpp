@@ -154,9 +154,9 @@ struct BalOptions {
     double sigma_growth = 1.2;              ///< σ's factor per iteration with a pair that close
     double sigma_jump = 100.0;              ///< … and its jump target, this × σ₀
     std::string sigma_rule = "max";         ///< "max": max(growth σ, jump σ₀) (paper); "min": capped
-    double tolerance = 1e-4;                ///< stop at ‖∇L‖ ≤ tolerance ‖∇L at the first iterate‖
-    double pcg_tolerance = 1e-4;            ///< relative PCG residual of each inexact Newton step
-    int stall_window = 100;                 ///< PCG stops when ‖r‖ did not fall over this many iterations
+    double tolerance = 1e-4;     ///< stop at ‖∇L‖ ≤ tolerance ‖∇L at the first iterate‖
+    double pcg_tolerance = 1e-4; ///< relative PCG residual of each inexact Newton step
+    int stall_window = 100;      ///< PCG stops when ‖r‖ did not fall over this many iterations
     std::string friction_update = "per_iteration"; ///< or "per_solve" (lagged once at xᵗ)
 };
 
@@ -206,7 +206,7 @@ struct Scene {
     std::string solver = "ipc";                ///< "ipc", "al" or "bal"
     AlOptions al;
     BalOptions bal;
-    std::string preconditioner = "block_jacobi"; ///< solver.preconditioner: or "decade_warm_start"
+    std::string preconditioner = "block_jacobi";  ///< solver.preconditioner: or "decade_warm_start"
     std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)
     int max_newton_iterations = 100;

@@ -144,8 +144,8 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
         }
         {
             ScopedTimer timer(seconds.linear_solve);
-            const LinearSolveResult linear = m_system.solve(m_rhs, m_direction, m_settings.linear,
-                                                            problem.weight * problem.h * problem.h);
+            const LinearSolveResult linear =
+                m_system.solve(m_rhs, m_direction, m_settings.linear, problem.weight * problem.h * problem.h);
             result.linear_iterations += linear.pcg.iterations;
             result.warm_start_iterations += linear.warm_start_iterations;
         }

@@ -187,9 +187,16 @@ bool BalSolver::search_step(const NodeField& x,
                 return change;
             });
         }
+        // A step below rescue_step changes nothing: as a failed search. More PCG cannot help a direction
+        // whose whole predicted decrease is below E's round-off (stopping_rule.hpp).
         const bool short_step = !search.accepted || search.alpha < rescue_step;
-        if (!short_step || remaining > 0.0 || rescue == max_rescues) {
-            return search.accepted;
+        if (!short_step || (remaining > 0.0 && search.accepted)) {
+            return true; // (prescribed motion still under way: any accepted step makes progress)
+        }
+        if (remaining > 0.0 || rescue == max_rescues ||
+            below_round_off(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
+                            m_potential.num_owned(), energy_scale)) {
+            return false;
         }
         // Δ = 0 here, so the direction is PCG's p itself: refine it with the matrix assembled at x (its
         // contact columns are surface rows, valid under the segment's ghost plan too).
@@ -256,12 +263,12 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
 
         // 4. The paper's relative test on the pre-step gradient, with the stopping rule as its floor.
         const NewtonMeasures measures =
-            measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(), m_potential.free_mask(),
-                           m_potential.num_owned(), problem.h);
+            measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
+                           m_potential.free_mask(), m_potential.num_owned(), problem.h);
         result.residual = first_norm > 0.0 ? norm / first_norm : 0.0;
         result.residual_acceleration = measures.residual_acceleration;
-        const bool stop = remaining == 0.0 && (norm <= m_options.tolerance * first_norm ||
-                                               measures.converged(m_settings.stop));
+        const bool stop = remaining == 0.0 &&
+                          (norm <= m_options.tolerance * first_norm || measures.converged(m_settings.stop));
 
         // 5. Step bound and line search (with the rescue), then accept.
         double energy_scale = 0.0;

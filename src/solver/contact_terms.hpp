@@ -93,8 +93,8 @@ public:
                                                   m_sigma.value());
     }
     void derivatives(bool hessian, contact::PairStencils& out) override {
-        contact::augmentation_derivatives(m_set, m_contact.positions(), m_contact.topology(), m_contact.s_hat(),
-                                          m_sigma.value(), hessian, out);
+        contact::augmentation_derivatives(m_set, m_contact.positions(), m_contact.topology(),
+                                          m_contact.s_hat(), m_sigma.value(), hessian, out);
     }
 
 private:

@@ -58,13 +58,7 @@ DecadeWarmStart::DecadeWarmStart(IncrementalPotential& potential, comm::HaloExch
       m_p("intact::solver::warm_p", potential.matrix().num_cols()),
       m_s("intact::solver::warm_s", potential.matrix().num_cols()),
       m_alpha("intact::solver::warm_alpha", k_max_groups), m_beta("intact::solver::warm_beta", k_max_groups),
-      m_trace_sum(potential.num_owned()) {
-    if (potential.contact()) {
-        m_surface_groups = potential.contact()->surface().make_field("intact::solver::surface_groups");
-        m_obstacle_groups = potential.contact()->surface().make_field("intact::solver::obstacle_groups");
-        Kokkos::deep_copy(m_obstacle_groups, -1.0); // obstacle columns never match a node's group
-    }
-}
+      m_trace_sum(potential.num_owned()) {}
 
 void DecadeWarmStart::sum_pair_stiffness() {
     // Each pair's trace(H⁺) / k on column 0 of each of its k vertices, summed per owned row.
@@ -176,6 +170,13 @@ void DecadeWarmStart::setup(double ch2) {
     assign_groups(lowest);
     m_halo.gather(m_groups);
     if (m_potential.contact() && !m_potential.terms().empty()) {
+        // Made here: methods build their NewtonSystem before they give the potential its contact model.
+        if (m_surface_groups.extent(0) == 0) {
+            m_surface_groups = m_potential.contact()->surface().make_field("intact::solver::surface_groups");
+            m_obstacle_groups =
+                m_potential.contact()->surface().make_field("intact::solver::obstacle_groups");
+            Kokkos::deep_copy(m_obstacle_groups, -1.0); // obstacle columns never match a node's group
+        }
         m_potential.contact()->fill(m_groups, m_obstacle_groups, m_surface_groups);
     }
 }
@@ -260,10 +261,11 @@ void DecadeWarmStart::group_sums(const NodeField& r,
     sums.assign(static_cast<std::size_t>(count), 0.0);
     GroupSums functor{count, m_num_groups, r, z, w, m_groups};
     Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(),
-                                                                                           sums.size());
+                                                                                             sums.size());
     Kokkos::parallel_reduce("intact::solver::group_sums",
                             Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()), functor, result);
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums.data(), count, MPI_DOUBLE, MPI_SUM, m_halo.plan().comm()));
+    INTACT_CHECK_MPI(
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), count, MPI_DOUBLE, MPI_SUM, m_halo.plan().comm()));
 }
 
 void DecadeWarmStart::update_iterate(const NodeField& x, const NodeField& r) const {

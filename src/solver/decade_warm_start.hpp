@@ -61,7 +61,8 @@ public:
     void assign_groups(double lowest);
     void apply_masked_elements(const NodeField& x, const NodeField& y) const;
     void apply_masked_contact(const NodeField& y) const;
-    void group_sums(const NodeField& r, const NodeField& z, const NodeField& w, std::vector<double>& sums) const;
+    void
+    group_sums(const NodeField& r, const NodeField& z, const NodeField& w, std::vector<double>& sums) const;
     void update_iterate(const NodeField& x, const NodeField& r) const;
     void update_directions() const;
 

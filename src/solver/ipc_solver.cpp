@@ -36,8 +36,8 @@ void start_barrier_stiffness(MPI_Comm comm,
     // ∇E is the elastic and inertial part only (friction is not lagged yet), and ∇B needs no Hessian.
     potential.assemble_elastic(x, problem);
     contact.update(x, boundary.obstacle_positions());
-    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(), 1.0,
-                                 false, stencils);
+    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(),
+                                 1.0, false, stencils);
     potential.gradient_of(stencils, scratch);
     const auto gradient = potential.gradient();
     const auto barrier = scratch;
@@ -83,7 +83,8 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
 }
 
 void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
-    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary, x, problem, m_kappa_stencils, m_product, *m_kappa);
+    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary, x, problem, m_kappa_stencils,
+                            m_product, *m_kappa);
 }
 
 bool IpcSolver::arrival_is_safe(const NodeField& x, PhaseSeconds& seconds) {

@@ -20,11 +20,11 @@ NewtonSystem::NewtonSystem(IncrementalPotential& potential,
     }
 }
 
-LinearSolveResult NewtonSystem::solve(const NodeField& rhs,
-                                      const NodeField& p,
-                                      const PcgSettings& settings,
-                                      double ch2) {
-    const LinearOperator hessian = [this](const NodeField& x, const NodeField& y) { m_potential.apply(x, y); };
+LinearSolveResult
+NewtonSystem::solve(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, double ch2) {
+    const LinearOperator hessian = [this](const NodeField& x, const NodeField& y) {
+        m_potential.apply(x, y);
+    };
     LinearSolveResult result;
     PcgSettings global = settings;
     if (m_warm) {
@@ -38,8 +38,11 @@ LinearSolveResult NewtonSystem::solve(const NodeField& rhs,
     return result;
 }
 
-PcgResult NewtonSystem::refine(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, int extra) {
-    const LinearOperator hessian = [this](const NodeField& x, const NodeField& y) { m_potential.apply(x, y); };
+PcgResult
+NewtonSystem::refine(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, int extra) {
+    const LinearOperator hessian = [this](const NodeField& x, const NodeField& y) {
+        m_potential.apply(x, y);
+    };
     PcgSettings more = settings;
     more.warm_start = true;
     more.stall_window = 0;

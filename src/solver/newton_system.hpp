@@ -28,11 +28,14 @@ struct LinearSolveResult {
 class NewtonSystem {
 public:
     /// `preconditioner`: one of preconditioner_names().
-    NewtonSystem(IncrementalPotential& potential, comm::HaloExchange& halo, const std::string& preconditioner);
+    NewtonSystem(IncrementalPotential& potential,
+                 comm::HaloExchange& halo,
+                 const std::string& preconditioner);
 
     /// Solve H p = rhs with the potential's last assembly (its elastic weight c h² = `ch2`). Ghost rows of
     /// p current on return. Collective.
-    LinearSolveResult solve(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, double ch2);
+    LinearSolveResult
+    solve(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, double ch2);
     /// Continue from the p of the last solve with at most `extra` more PCG iterations (warm restart,
     /// stall window off), stopping at 1e-2 of the relative residual it starts from. Collective.
     PcgResult refine(const NodeField& rhs, const NodeField& p, const PcgSettings& settings, int extra);

@@ -40,10 +40,10 @@ struct PhaseSeconds {
 /// What a step solver reports. Keys every method shares keep one meaning in metrics.jsonl; a method
 /// leaves the counters it has no use for at their defaults (written as documented in README "Output").
 struct StepResult {
-    int iterations = 0;        ///< Newton (or outer) iterations of the step
-    int linear_iterations = 0; ///< PCG iterations, summed over the step
+    int iterations = 0;            ///< Newton (or outer) iterations of the step
+    int linear_iterations = 0;     ///< PCG iterations, summed over the step
     int warm_start_iterations = 0; ///< group-CG iterations of the decade warm start, summed (0: none)
-    double residual = 0.0;     ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
+    double residual = 0.0;         ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
     double residual_acceleration = 0.0; ///< unbalanced force per mass at the end, m/s² (stopping_rule.hpp)
     bool converged = false;
     bool line_search_failed = false;

@@ -136,7 +136,8 @@ std::vector<double> row_gradient(const Pairs& p, double sigma, contact::PairSten
 }
 
 double energy_at(const Pairs& p, double sigma, int row, int c, double offset) {
-    auto xs = Kokkos::create_mirror_view_and_copy(HostSpace(), p.xs);
+    auto xs = Kokkos::create_mirror(p.xs); // a copy even where the device is the host
+    Kokkos::deep_copy(xs, p.xs);
     xs(row, c) += offset;
     contact::SurfaceField moved("moved", num_rows);
     Kokkos::deep_copy(moved, xs);
@@ -144,8 +145,9 @@ double energy_at(const Pairs& p, double sigma, int row, int c, double offset) {
 }
 
 TEST(BalPairs, AugmentationGradientHessianAndNormalForceMatchFiniteDifferences) {
+    // σ large enough that every pair is convex in d here (so the projection leaves the plane pair alone).
     Pairs p = make_pairs(close_positions());
-    const double sigma = 1e3;
+    const double sigma = 1e9;
     set_state(p, {5.0, 2.0, 3.0}, {2e-7, 0.0, 1e-7});
     contact::PairStencils stencils;
     const std::vector<double> gradient = row_gradient(p, sigma, stencils);
@@ -157,8 +159,10 @@ TEST(BalPairs, AugmentationGradientHessianAndNormalForceMatchFiniteDifferences) 
     const double eps = 1e-8;
     for (int r = 0; r < num_rows; ++r) {
         for (int c = 0; c < 3; ++c) {
-            const double fd = (energy_at(p, sigma, r, c, eps) - energy_at(p, sigma, r, c, -eps)) / (2.0 * eps);
-            EXPECT_NEAR(gradient[static_cast<std::size_t>(3 * r + c)], fd, 1e-5 * largest) << "row " << r << " " << c;
+            const double fd =
+                (energy_at(p, sigma, r, c, eps) - energy_at(p, sigma, r, c, -eps)) / (2.0 * eps);
+            EXPECT_NEAR(gradient[static_cast<std::size_t>(3 * r + c)], fd, 1e-5 * largest)
+                << "row " << r << " " << c;
         }
     }
     // The point–plane Hessian is exact (∇²s = 2 n nᵀ): its z–z entry is the derivative of the z gradient.
@@ -245,10 +249,10 @@ template <class F> double mean_over_nodes(const Simulation& simulation, F&& f) {
 TEST(Bal, FreeFallIsImplicitEulerInClosedForm) {
     const int steps = 10;
     const double h = 0.01;
-    Simulation simulation(MPI_COMM_WORLD,
-                          io::parse_scene(bal_scene({block({0, 0, 1.0}, {0.1, 0.1, 1.1}, {2, 2, 2})}, steps, h),
-                                          "free.json"),
-                          output_dir("free"));
+    Simulation simulation(
+        MPI_COMM_WORLD,
+        io::parse_scene(bal_scene({block({0, 0, 1.0}, {0.1, 0.1, 1.1}, {2, 2, 2})}, steps, h), "free.json"),
+        output_dir("free"));
     const double z0 = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
     for (int n = 1; n <= steps; ++n) {
         const auto result = simulation.step();
@@ -325,7 +329,8 @@ void same_positions_on_every_rank_count(const std::string& preconditioner) {
     std::map<GlobalId, Vec3> reference;
     for (int size = 1; size <= world; ++size) {
         MPI_Comm comm = MPI_COMM_NULL;
-        MPI_Comm_split(MPI_COMM_WORLD, test::world_rank() < size ? 0 : MPI_UNDEFINED, test::world_rank(), &comm);
+        MPI_Comm_split(MPI_COMM_WORLD, test::world_rank() < size ? 0 : MPI_UNDEFINED, test::world_rank(),
+                       &comm);
         std::map<GlobalId, Vec3> positions;
         if (comm != MPI_COMM_NULL) {
             json document = bal_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
@@ -406,8 +411,8 @@ StiffSoft stiff_and_soft() {
                                block({0.01, 0.01, 0.0507}, {0.09, 0.09, 0.09}, {3, 3, 2}, 1e5)},
                               2, h);
     StiffSoft out;
-    out.simulation = std::make_unique<Simulation>(MPI_COMM_WORLD, io::parse_scene(document, "stiff_soft.json"),
-                                                  output_dir("stiff_soft"));
+    out.simulation = std::make_unique<Simulation>(
+        MPI_COMM_WORLD, io::parse_scene(document, "stiff_soft.json"), output_dir("stiff_soft"));
     out.simulation->step(); // assembles a Newton system with contact blocks
     out.ch2 = h * h;
     return out;
@@ -425,7 +430,8 @@ TEST(DecadeWarmStart, MaskedProductIsTheSumOfGroupRestrictions) {
     ASSERT_GE(K, 2) << "stone and foam must fall in different decades";
     const int rows = potential.matrix().num_cols();
     const int n = potential.num_owned();
-    NodeField x("x", rows), y("y", rows), reference("reference", rows), part("part", rows), product("product", rows);
+    NodeField x("x", rows), y("y", rows), reference("reference", rows), part("part", rows),
+        product("product", rows);
     fill_field(x, 1e-3);
     halo.gather(x);
     warm.apply_masked(x, y);
@@ -475,8 +481,8 @@ TEST(DecadeWarmStart, WarmStartedPcgReachesPlainPcgsSolution) {
     const auto [d, m] = difference(potential.num_owned(), warm_x, plain_x);
     EXPECT_LT(d, 1e-7 * m);
     if (test::world_rank() == 0) {
-        std::printf("block Jacobi PCG: %d iterations; warm start %d + PCG %d iterations\n", cold.pcg.iterations,
-                    started.warm_start_iterations, started.pcg.iterations);
+        std::printf("block Jacobi PCG: %d iterations; warm start %d + PCG %d iterations\n",
+                    cold.pcg.iterations, started.warm_start_iterations, started.pcg.iterations);
     }
 }
 
