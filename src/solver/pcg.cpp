@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <utility>
-#include <vector>
 
 namespace intact::solver {
 
@@ -178,7 +177,8 @@ PcgResult Pcg::solve(const LinearOperator& A,
 
     // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z).
     double r_norm = std::sqrt(sums[0]);
-    std::vector<double> history; // ‖r‖ after each iteration, for the stall window
+    double lowest = r_norm; // the stall window's lowest ‖r‖ so far, and when
+    int lowest_at = -1;
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
         A(p, q);
@@ -209,10 +209,13 @@ PcgResult Pcg::solve(const LinearOperator& A,
         if (r_norm <= settings.tolerance * b_norm) {
             break;
         }
+        // Stalled: no new lowest ‖r‖ in the last stall_window iterations (CG's residual is not monotone, so
+        // comparing with the one iterate `window` back would stop on a mere oscillation).
         if (settings.stall_window > 0) {
-            history.push_back(r_norm);
-            const auto window = static_cast<std::size_t>(settings.stall_window);
-            if (history.size() > window && r_norm >= history[history.size() - 1 - window]) {
+            if (r_norm < lowest) {
+                lowest = r_norm;
+                lowest_at = it;
+            } else if (it - lowest_at >= settings.stall_window) {
                 result.stalled = true;
                 break;
             }

@@ -29,7 +29,7 @@ struct PcgSettings {
     double tolerance = 1e-6; ///< stop when ‖r‖ ≤ tolerance · ‖b‖ (2-norms over owned, free DOFs)
     int max_iterations = 1000;
     bool warm_start = false; ///< start from the x given (true) or from zero (false)
-    /// Stop when ‖r‖ has not decreased over this many iterations (BAL spec §3.5, seed 002: "stopped
+    /// Stop when ‖r‖ has reached no new low over this many iterations (BAL spec §3.5, seed 002: "stopped
     /// decreasing over the last 100"); 0: never.
     int stall_window = 0;
 };

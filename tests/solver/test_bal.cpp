@@ -335,12 +335,12 @@ void same_positions_on_every_rank_count(const std::string& preconditioner) {
         if (comm != MPI_COMM_NULL) {
             json document = bal_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
                                        block({0.02, 0.01, 0.06}, {0.09, 0.08, 0.1}, {2, 2, 2}, 1e9)},
-                                      20);
+                                      12);
             document["contact"]["friction"] = 0.2;
             document["solver"]["preconditioner"] = preconditioner;
             Simulation simulation(comm, io::parse_scene(document, "ranks.json"),
                                   test::output_dir("bal", "ranks_" + preconditioner, comm));
-            for (int n = 0; n < 20; ++n) {
+            for (int n = 0; n < 12; ++n) {
                 const auto result = simulation.step();
                 EXPECT_TRUE(result.converged) << "step " << n << " on " << size << " ranks";
             }
