@@ -21,17 +21,6 @@ constexpr double rescue_step = 1e-9;
 constexpr int rescue_iterations = 100;
 constexpr int max_rescues = 3;
 
-// Mean lumped nodal mass over all ranks (owned rows), for σ's bounds (BarrierStiffness).
-double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
-    const auto mass = potential.lumped_mass();
-    double total = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::bal_total_mass", Kokkos::RangePolicy<ExecSpace>(0, potential.num_owned()),
-        KOKKOS_LAMBDA(const int i, double& sum) { sum += mass(i); }, total);
-    const double nodes = static_cast<double>(comm::allreduce_sum(comm, std::int64_t{potential.num_owned()}));
-    return comm::allreduce_sum(comm, total) / nodes;
-}
-
 } // namespace
 
 BalSolver::BalSolver(const StepParts& parts, const NewtonSettings& settings)

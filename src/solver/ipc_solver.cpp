@@ -9,9 +9,6 @@
 
 namespace intact::solver {
 
-namespace {
-
-// Mean lumped nodal mass over all ranks (owned rows, each node counted once).
 double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
     const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), potential.lumped_mass());
     double total = 0.0;
@@ -21,8 +18,6 @@ double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
     const double nodes = static_cast<double>(comm::allreduce_sum(comm, std::int64_t{potential.num_owned()}));
     return comm::allreduce_sum(comm, total) / nodes;
 }
-
-} // namespace
 
 void start_barrier_stiffness(MPI_Comm comm,
                              IncrementalPotential& potential,

@@ -23,6 +23,10 @@
 
 namespace intact::solver {
 
+/// Mean lumped nodal mass over all ranks (owned rows, each node counted once), for the barrier
+/// stiffness bounds (BarrierStiffness; IPC's κ, BAL's σ). Collective.
+double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential);
+
 /// κ's start for a step (IPC spec §4.2), also BAL's σ₀ (seed 002 §2.7, the squared denominator of spec
 /// A3): the value minimising ‖∇E + κ ∇B‖ over free DOFs at x, ∇E the elastic, inertial and gravity
 /// gradient, ∇B the unweighted barrier gradient (no Hessians), clamped to the stiffness's bounds. Leaves the

@@ -400,6 +400,28 @@ std::pair<double, double> difference(int n, const NodeField& a, const NodeField&
     return {comm::allreduce_max(MPI_COMM_WORLD, d), comm::allreduce_max(MPI_COMM_WORLD, m)};
 }
 
+// part = x on the rows of group k, 0 elsewhere (every local row).
+void restrict_to_group(const NodeField& groups, int k, const NodeField& x, const NodeField& part) {
+    const double group = k;
+    Kokkos::parallel_for(
+        "restrict", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                part(i, c) = groups(i, 0) == group ? x(i, c) : 0.0;
+            }
+        });
+}
+
+// sum += y on the owned rows of group k.
+void add_group_rows(const NodeField& groups, int k, const NodeField& y, const NodeField& sum, int n) {
+    const double group = k;
+    Kokkos::parallel_for(
+        "accumulate", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                sum(i, c) += groups(i, 0) == group ? y(i, c) : 0.0;
+            }
+        });
+}
+
 struct StiffSoft {
     std::unique_ptr<Simulation> simulation;
     double ch2 = 0.0;
@@ -435,22 +457,10 @@ TEST(DecadeWarmStart, MaskedProductIsTheSumOfGroupRestrictions) {
     fill_field(x, 1e-3);
     halo.gather(x);
     warm.apply_masked(x, y);
-    const auto groups = warm.groups();
     for (int k = 0; k < K; ++k) {
-        const double group = k;
-        Kokkos::parallel_for(
-            "restrict", Kokkos::RangePolicy<ExecSpace>(0, rows), KOKKOS_LAMBDA(const int i) {
-                for (int c = 0; c < 3; ++c) {
-                    part(i, c) = groups(i, 0) == group ? x(i, c) : 0.0;
-                }
-            });
+        restrict_to_group(warm.groups(), k, x, part);
         potential.apply(part, product);
-        Kokkos::parallel_for(
-            "accumulate", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
-                for (int c = 0; c < 3; ++c) {
-                    reference(i, c) += groups(i, 0) == group ? product(i, c) : 0.0;
-                }
-            });
+        add_group_rows(warm.groups(), k, product, reference, n);
     }
     const auto [d, m] = difference(n, y, reference);
     ASSERT_GT(m, 0.0);
