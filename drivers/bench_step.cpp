@@ -6,8 +6,9 @@
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 28 --steps 5 --repeats 1 --alone 0   (≈ 1 M
 //   tets)
 //
-// Options: --solver ipc|al|both (both: the same pile with each, and the ratios al / ipc), --scene FILE (run
-// that scene for `steps` steps instead of the pile).
+// Options: --solver ipc|al|bal|both|all or a comma list such as ipc,bal (both: ipc,al; all: ipc,al,bal; the
+// same scene with each, and the ratios to the first), --preconditioner block_jacobi|decade_warm_start|both
+// (each solver with each), --scene FILE (run that scene for `steps` steps instead of the pile).
 //
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
@@ -63,6 +64,7 @@ json pile_scene(int cubes, int cells, int steps) {
 struct PileRun {
     intact::bench::Stats per_step;
     long long newton = 0, pcg = 0, pairs = 0, tets = 0;
+    long long warm = 0, converged = 0;   ///< warm-start group-CG iterations; converged steps (last repeat)
     long long outer = 0, active_set = 0; ///< AL: outer iterations, constraints held at the end
     double mean_toi = 0.0;               ///< AL: mean α over the steps
     double phases[6] = {0, 0, 0,
@@ -82,7 +84,7 @@ PileRun run_pile(MPI_Comm comm,
     for (int r = 0; r < repeats; ++r) {
         intact::Simulation simulation(comm, intact::io::parse_scene(scene, scene_name), dir);
         run.tets = simulation.local_mesh().global_num_elements;
-        run.newton = run.pcg = run.outer = 0;
+        run.newton = run.pcg = run.outer = run.warm = run.converged = 0;
         run.mean_toi = 0.0;
         std::fill(std::begin(run.phases), std::end(run.phases), 0.0);
         const double halo_before = simulation.halo_seconds();
@@ -92,6 +94,8 @@ PileRun run_pile(MPI_Comm comm,
             const auto result = simulation.step();
             run.newton += result.iterations;
             run.pcg += result.linear_iterations;
+            run.warm += result.warm_start_iterations;
+            run.converged += result.converged ? 1 : 0;
             run.pairs = result.contact_pairs;
             run.outer += std::max(result.outer_iterations, 0);
             run.mean_toi += result.mean_toi / steps;
@@ -123,6 +127,10 @@ void print_run(const char* label, int ranks, int steps, const PileRun& run) {
         "%lld contact pairs at the end\n",
         label, ranks, run.per_step.min, run.per_step.median, run.per_step.max, run.newton, run.pcg, steps,
         run.pairs);
+    std::printf(
+        "%-10s   converged %lld of %d steps, PCG per Newton iteration %.1f, warm-start iterations %lld\n", "",
+        run.converged, steps, static_cast<double>(run.pcg) / static_cast<double>(std::max(run.newton, 1LL)),
+        run.warm);
     if (run.outer > 0) {
         std::printf("%-10s   AL: %lld outer iterations, mean α %.3f, %lld constraints held at the end\n", "",
                     run.outer, run.mean_toi, run.active_set);
@@ -168,12 +176,31 @@ int main(int argc, char** argv) {
 
     // 2. For each solver: rank 0 alone (unless --alone 0), then all ranks.
     const std::string which = intact::bench::text_option(argc, argv, "--solver", "ipc");
-    std::vector<std::string> solvers =
-        which == "both" ? std::vector<std::string>{"ipc", "al"} : std::vector<std::string>{which};
+    const std::string list = which == "both" ? "ipc,al" : which == "all" ? "ipc,al,bal" : which;
+    const std::string preconditioner =
+        intact::bench::text_option(argc, argv, "--preconditioner", "block_jacobi");
+    std::vector<std::string> preconditioners{preconditioner};
+    if (preconditioner == "both") {
+        preconditioners = {"block_jacobi", "decade_warm_start"};
+    }
+    std::vector<std::string> solvers; // labels: solver, or solver/preconditioner
+    std::vector<json> documents;
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t end = std::min(list.find(',', start), list.size());
+        const std::string solver = list.substr(start, end - start);
+        for (const std::string& p : preconditioners) {
+            json document = scene;
+            document["solver"]["type"] = solver;
+            document["solver"]["preconditioner"] = p;
+            documents.push_back(document);
+            solvers.push_back(preconditioners.size() > 1 || p != "block_jacobi"
+                                  ? solver + (p == "block_jacobi" ? "/bj" : "/dws")
+                                  : solver);
+        }
+        start = end + 1;
+    }
     std::vector<std::pair<PileRun, PileRun>> runs;
-    for (const std::string& solver : solvers) {
-        json document = scene;
-        document["solver"]["type"] = solver;
+    for (const json& document : documents) {
         PileRun one;
         if (alone && runtime.size() > 1) {
             MPI_Comm single;
@@ -215,14 +242,18 @@ int main(int argc, char** argv) {
                             runtime.size(), one.per_step.median / all.per_step.median);
             }
         }
-        if (solvers.size() == 2) {
-            const PileRun& ipc = runs[0].second;
-            const PileRun& al = runs[1].second;
+        const PileRun& first = runs[0].second;
+        for (std::size_t k = 1; k < solvers.size(); ++k) {
+            const PileRun& other = runs[k].second;
             std::printf(
-                "al / ipc on %d ranks: Newton %.3f, PCG %.3f, wall per simulated second (medians) %.3f\n",
-                runtime.size(), static_cast<double>(al.newton) / static_cast<double>(ipc.newton),
-                static_cast<double>(al.pcg) / static_cast<double>(ipc.pcg),
-                al.per_step.median / ipc.per_step.median);
+                "%s / %s on %d ranks: Newton %.3f, PCG %.3f, PCG per Newton %.3f, wall per simulated second "
+                "(medians) %.3f\n",
+                solvers[k].c_str(), solvers[0].c_str(), runtime.size(),
+                static_cast<double>(other.newton) / static_cast<double>(first.newton),
+                static_cast<double>(other.pcg) / static_cast<double>(first.pcg),
+                (static_cast<double>(other.pcg) / static_cast<double>(other.newton)) /
+                    (static_cast<double>(first.pcg) / static_cast<double>(first.newton)),
+                other.per_step.median / first.per_step.median);
         }
     }
     return 0;

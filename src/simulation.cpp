@@ -156,6 +156,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.friction_iterations = m_scene.contact.friction_iterations;
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
+    m_newton_settings.preconditioner = m_scene.preconditioner;
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
     m_scene.resolved["solver"]["acceleration_tolerance"] = m_newton_settings.stop.acceleration;
 
@@ -435,6 +436,10 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"mean_toi", result.mean_toi >= 0.0 ? nlohmann::json(result.mean_toi) : nlohmann::json(nullptr)},
              {"active_set_size",
               result.active_set_size >= 0 ? nlohmann::json(result.active_set_size) : nlohmann::json(nullptr)},
+             {"warm_start_iterations", result.warm_start_iterations},
+             {"augmented_pairs",
+              result.augmented_pairs >= 0 ? nlohmann::json(result.augmented_pairs) : nlohmann::json(nullptr)},
+             {"sigma", result.sigma >= 0.0 ? nlohmann::json(result.sigma) : nlohmann::json(nullptr)},
              {"kinetic_energy", e[0]},
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},

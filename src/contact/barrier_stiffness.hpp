@@ -28,6 +28,10 @@ public:
     /// Record the smallest squared pair distance after an accepted step; doubles κ when it is below
     /// (1e-9 l)² and shrank since the previous call. Host (give it a value reduced over ranks).
     void observe(double min_squared_distance);
+    /// BAL's σ schedule (seed 002 §2.7, spec A4) after an iteration that left a pair closer than
+    /// 1e-2 d̂, from σ₀ = the last `start` value: `literal`: σ ← max(growth σ, jump σ₀), the paper's rule
+    /// (no upper bound); otherwise σ ← max(σ, min(growth σ, jump σ₀)), growth capped at jump σ₀. Host.
+    void grow_augmented(double growth, double jump, bool literal);
     /// Forget the previous distance (a new step begins with `min_squared_distance` at xᵗ).
     void reset_distance(double min_squared_distance) { m_smallest = min_squared_distance; }
 
@@ -35,6 +39,7 @@ private:
     double m_min = 0.0;
     double m_max = 0.0;
     double m_kappa = 0.0;
+    double m_start = 0.0; ///< the last start value (BAL's σ₀)
     double m_length = 1.0;
     double m_smallest = 0.0;
 };

@@ -195,6 +195,58 @@ EnergyTargetSettings read_energy_target(JsonObject& energy) {
     return target;
 }
 
+// `solver.bal` (only with solver.type "bal"; README "Solvers").
+void read_bal_options(JsonObject& solver, Scene& scene) {
+    if (!solver.has("bal")) {
+        return;
+    }
+    if (scene.solver != "bal") {
+        solver.fail("bal", "is set but solver.type is '" + scene.solver + "'",
+                    "set solver.type to \"bal\", or remove solver.bal");
+    }
+    JsonObject bal = solver.object("bal");
+    BalOptions& o = scene.bal;
+    if (bal.has("augment_distance")) {
+        o.augment_distance = bal.required<double>("augment_distance");
+        require_positive(
+            bal, "augment_distance", *o.augment_distance,
+            "give the distance in metres below which a pair is augmented, e.g. 1e-2 × contact.dhat");
+    }
+    o.sigma_growth = bal.optional<double>("sigma_growth", o.sigma_growth);
+    if (!(o.sigma_growth >= 1.0)) {
+        bal.fail("sigma_growth", "must be >= 1", "give σ's growth factor per iteration, e.g. 1.2");
+    }
+    o.sigma_jump = bal.optional<double>("sigma_jump", o.sigma_jump);
+    if (!(o.sigma_jump >= 1.0)) {
+        bal.fail("sigma_jump", "must be >= 1", "give σ's jump target as a multiple of σ₀, e.g. 100");
+    }
+    o.sigma_rule = bal.optional<std::string>("sigma_rule", o.sigma_rule);
+    if (o.sigma_rule != "max" && o.sigma_rule != "min") {
+        bal.fail("sigma_rule", "unknown rule '" + o.sigma_rule + "'",
+                 "use \"max\" (the paper's max(growth σ, jump σ₀)) or \"min\" (growth capped at jump σ₀)");
+    }
+    o.tolerance = bal.optional<double>("tolerance", o.tolerance);
+    if (!(o.tolerance > 0.0 && o.tolerance < 1.0)) {
+        bal.fail("tolerance", "must be in (0, 1)",
+                 "give the relative gradient reduction of a step, e.g. 1e-4");
+    }
+    o.pcg_tolerance = bal.optional<double>("pcg_tolerance", o.pcg_tolerance);
+    if (!(o.pcg_tolerance > 0.0 && o.pcg_tolerance < 1.0)) {
+        bal.fail("pcg_tolerance", "must be in (0, 1)", "give the relative PCG residual, e.g. 1e-4");
+    }
+    o.stall_window = bal.optional<int>("stall_window", o.stall_window);
+    if (o.stall_window < 1) {
+        bal.fail("stall_window", "must be >= 1", "give the PCG stall window in iterations, e.g. 100");
+    }
+    o.friction_update = bal.optional<std::string>("friction_update", o.friction_update);
+    if (o.friction_update != "per_iteration" && o.friction_update != "per_solve") {
+        bal.fail("friction_update", "unknown value '" + o.friction_update + "'",
+                 "use \"per_iteration\" (the paper's fully implicit friction) or \"per_solve\" (lagged once "
+                 "per step at its start)");
+    }
+    bal.finish();
+}
+
 void read_integrator(JsonObject& integrator, Scene& scene) {
     scene.integrator = integrator.optional<std::string>("type", scene.integrator);
     const auto& types = integrator_types();
@@ -480,14 +532,22 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
 
     JsonObject solver = root.optional_object("solver");
     scene.solver = solver.optional<std::string>("type", scene.solver);
-    if (scene.solver != "ipc" && scene.solver != "al") {
+    if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal") {
         solver.fail("type", "unknown solver '" + scene.solver + "'",
-                    "use \"ipc\" (projected Newton with the log barrier) or \"al\" (barrier-free augmented "
-                    "Lagrangian with a CCD-built active set; needs contact)");
+                    "use \"ipc\" (projected Newton with the log barrier), \"al\" (barrier-free augmented "
+                    "Lagrangian with a CCD-built active set; needs contact) or \"bal\" (barrier-augmented "
+                    "Lagrangian with inexact Newton-PCG, for stiff scenes)");
     }
     if (scene.solver == "al" && !scene.contact.enabled) {
         solver.fail("type", "\"al\" needs contact, and contact.enabled is false",
                     "use solver.type \"ipc\" for scenes without contact, or enable contact");
+    }
+    read_bal_options(solver, scene);
+    scene.preconditioner = solver.optional<std::string>("preconditioner", scene.preconditioner);
+    if (scene.preconditioner != "block_jacobi" && scene.preconditioner != "decade_warm_start") {
+        solver.fail("preconditioner", "unknown preconditioner '" + scene.preconditioner + "'",
+                    "use \"block_jacobi\" (PCG from zero) or \"decade_warm_start\" (PCG started from the "
+                    "stiffness-decade group solve)");
     }
     if (solver.has("al")) {
         if (scene.solver != "al") {

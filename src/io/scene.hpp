@@ -147,6 +147,19 @@ struct AlOptions {
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
 };
 
+/// `solver.bal`: the barrier-augmented Lagrangian with inexact Newton-PCG (BAL spec, seed 002; README
+/// "Solvers").
+struct BalOptions {
+    std::optional<double> augment_distance; ///< m: A′ takes pairs closer than this; absent: 1e-2 d̂
+    double sigma_growth = 1.2;              ///< σ's factor per iteration with a pair that close
+    double sigma_jump = 100.0;              ///< … and its jump target, this × σ₀
+    std::string sigma_rule = "max";         ///< "max": max(growth σ, jump σ₀) (paper); "min": capped
+    double tolerance = 1e-4;     ///< stop at ‖∇L‖ ≤ tolerance ‖∇L at the first iterate‖
+    double pcg_tolerance = 1e-4; ///< relative PCG residual of each inexact Newton step
+    int stall_window = 100;      ///< PCG stops when ‖r‖ did not fall over this many iterations
+    std::string friction_update = "per_iteration"; ///< or "per_solve" (lagged once at xᵗ)
+};
+
 /// Integrator names accepted by `integrator.type` (A-search spec §2, §3).
 inline const std::vector<std::string>& integrator_types() {
     static const std::vector<std::string> names{"implicit_euler",    "bdf2",     "newmark",
@@ -190,8 +203,10 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    std::string solver = "ipc";                ///< "ipc" or "al"
+    std::string solver = "ipc";                ///< "ipc", "al" or "bal"
     AlOptions al;
+    BalOptions bal;
+    std::string preconditioner = "block_jacobi";  ///< solver.preconditioner: or "decade_warm_start"
     std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)
     int max_newton_iterations = 100;

@@ -27,11 +27,7 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_options(parts.scene.al), m_potential(parts.potential),
       m_boundary(parts.boundary), m_contact(*parts.contact),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact),
-      m_pcg(parts.potential.num_owned(),
-            parts.potential.matrix().num_cols(),
-            parts.halo,
-            parts.potential.free_mask()),
-      m_preconditioner(parts.potential.matrix(), parts.potential.free_mask()),
+      m_system(parts.potential, parts.halo, settings.preconditioner),
       m_safe(parts.contact->surface().make_field("intact::solver::al_safe_rows")),
       m_ends(parts.contact->surface().make_field("intact::solver::al_segment_ends")),
       m_y("intact::solver::al_iterate", parts.potential.matrix().num_cols()),
@@ -135,9 +131,6 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
         m_contact.fill(x, m_boundary.obstacle_positions(), m_safe);
         contact::linearize_constraints(m_set, m_safe, m_contact.topology());
     }
-    const LinearOperator hessian = [this](const NodeField& p, const NodeField& out) {
-        m_potential.apply(p, out);
-    };
     int iterations = 0;
     for (int it = 0; it < m_settings.max_iterations; ++it) {
         // 1. Slacks at y (held through this iteration), then ∇E and the projected Hessian at y.
@@ -153,9 +146,10 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
         }
         {
             ScopedTimer timer(seconds.linear_solve);
-            const PcgResult linear =
-                m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
-            result.linear_iterations += linear.iterations;
+            const LinearSolveResult linear =
+                m_system.solve(m_rhs, m_direction, m_settings.linear, problem.weight * problem.h * problem.h);
+            result.linear_iterations += linear.pcg.iterations;
+            result.warm_start_iterations += linear.warm_start_iterations;
         }
         ++iterations;
         if (max_norm(m_parts.comm, m_direction, m_potential.num_owned()) <=

@@ -36,6 +36,7 @@
 #include "src/contact/constraint_set.hpp"
 #include "src/contact/friction_pairs.hpp"
 #include "src/solver/contact_terms.hpp"
+#include "src/solver/newton_system.hpp"
 #include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
 
@@ -78,8 +79,7 @@ private:
     BoundaryMotion& m_boundary;
     contact::ContactModel& m_contact;
     StepBound m_bound;
-    Pcg m_pcg;
-    BlockJacobi m_preconditioner;
+    NewtonSystem m_system;
     contact::ConstraintSet m_set{1.0}; ///< new constraints: λ = 0, γ = 1
     contact::AlPenalty m_penalty;
     contact::SurfaceField m_safe; ///< surface rows of the safe state x (the linearisation point)

@@ -1,10 +1,11 @@
 #pragma once
 /// @file contact_terms.hpp
 /// @brief The contact terms of the incremental potential: IPC's barrier κ Σ b (κ from BarrierStiffness),
-/// lagged friction Σ μ N f0 (normal forces supplied when the method lags it), and the AL method's
-/// linearised constraint terms.
+/// lagged friction Σ μ N f0 (normal forces supplied when the method lags it), the AL method's
+/// linearised constraint terms, and BAL's augmentation on A′ (its barrier on A is the BarrierTerm with σ).
 
 #include "src/contact/al_constraints.hpp"
+#include "src/contact/bal_pairs.hpp"
 #include "src/contact/barrier_pairs.hpp"
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/contact_model.hpp"
@@ -75,6 +76,31 @@ private:
     const contact::ConstraintSet& m_set;
     const contact::SurfaceField& m_safe;
     const contact::AlPenalty& m_penalty;
+};
+
+/// BAL's augmentation Σ_{A′} μᵢ (ŝ + sᵢ − s) + σ b(s, ŝ + sᵢ) (bal_pairs.hpp), with σ read from `sigma` at
+/// every call (held through a line search by the method).
+class AugmentationTerm final : public EnergyTerm {
+public:
+    AugmentationTerm(contact::ContactModel& contact,
+                     const contact::ConstraintSet& set,
+                     const contact::BarrierStiffness& sigma)
+        : m_contact(contact), m_set(set), m_sigma(sigma) {}
+    const char* name() const override { return "augmentation"; }
+    bool conservative() const override { return true; }
+    double local_energy(const contact::ConstSurfaceField& xs) override {
+        return contact::augmentation_local_energy(m_set, xs, m_contact.topology(), m_contact.s_hat(),
+                                                  m_sigma.value());
+    }
+    void derivatives(bool hessian, contact::PairStencils& out) override {
+        contact::augmentation_derivatives(m_set, m_contact.positions(), m_contact.topology(),
+                                          m_contact.s_hat(), m_sigma.value(), hessian, out);
+    }
+
+private:
+    contact::ContactModel& m_contact;
+    const contact::ConstraintSet& m_set;
+    const contact::BarrierStiffness& m_sigma;
 };
 
 } // namespace intact::solver

@@ -47,6 +47,11 @@ public:
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_elastic.lumped_mass(); }
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
     int num_owned() const { return m_num_owned; }
+    /// The terms' off-diagonal contact blocks of the last `assemble` (their diagonal blocks are in
+    /// matrix()), and each term's per-pair stencils (in term order), e.g. for the stiffness-decade
+    /// warm start (decade_warm_start.hpp).
+    const contact::ContactMatrix& contact_matrix() const { return m_contact_matrix; }
+    const std::vector<contact::PairStencils>& term_stencils() const { return m_stencils; }
 
     /// ∇E (owned rows) and the Hessian at x: inertia, elasticity, gravity and applied forces, then every term
     /// at the contact model's positions() (which the caller has gathered at x). Device work. Local.

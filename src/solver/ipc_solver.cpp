@@ -9,9 +9,6 @@
 
 namespace intact::solver {
 
-namespace {
-
-// Mean lumped nodal mass over all ranks (owned rows, each node counted once).
 double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
     const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), potential.lumped_mass());
     double total = 0.0;
@@ -22,16 +19,43 @@ double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
     return comm::allreduce_sum(comm, total) / nodes;
 }
 
-} // namespace
+void start_barrier_stiffness(MPI_Comm comm,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const BoundaryMotion& boundary,
+                             const NodeField& x,
+                             const StepProblem& problem,
+                             contact::PairStencils& stencils,
+                             const NodeField& scratch,
+                             contact::BarrierStiffness& stiffness) {
+    // ∇E is the elastic and inertial part only (friction is not lagged yet), and ∇B needs no Hessian.
+    potential.assemble_elastic(x, problem);
+    contact.update(x, boundary.obstacle_positions());
+    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(),
+                                 1.0, false, stencils);
+    potential.gradient_of(stencils, scratch);
+    const auto gradient = potential.gradient();
+    const auto barrier = scratch;
+    const auto mask = potential.free_mask();
+    double dots[2] = {0.0, 0.0};
+    Kokkos::parallel_reduce(
+        "intact::solver::kappa_dots", Kokkos::RangePolicy<ExecSpace>(0, potential.num_owned()),
+        KOKKOS_LAMBDA(const int i, double& gb, double& bb) {
+            for (int c = 0; c < 3; ++c) {
+                const double b = mask(i) * barrier(i, c);
+                gb += b * gradient(i, c);
+                bb += b * b;
+            }
+        },
+        dots[0], dots[1]);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, comm));
+    stiffness.start(dots[0], dots[1]);
+}
 
 IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_potential(parts.potential), m_boundary(parts.boundary),
       m_contact(parts.contact), m_bound(parts.comm, parts.potential.elastic(), parts.contact),
-      m_pcg(parts.potential.num_owned(),
-            parts.potential.matrix().num_cols(),
-            parts.halo,
-            parts.potential.free_mask()),
-      m_preconditioner(parts.potential.matrix(), parts.potential.free_mask()),
+      m_system(parts.potential, parts.halo, settings.preconditioner),
       m_rhs("intact::solver::rhs", parts.potential.matrix().num_cols()),
       m_direction("intact::solver::direction", parts.potential.matrix().num_cols()),
       m_trial("intact::solver::trial", parts.potential.matrix().num_cols()),
@@ -54,34 +78,8 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
 }
 
 void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
-    // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs. ∇E is the elastic and inertial part only
-    // (friction is not lagged yet), and ∇B needs no Hessian.
-    m_potential.assemble_elastic(x, problem);
-    m_contact->update(x, m_boundary.obstacle_positions());
-    contact::barrier_derivatives(m_contact->active(), m_contact->positions(), m_contact->topology(),
-                                 m_contact->s_hat(), 1.0, false, m_kappa_stencils);
-    m_potential.gradient_of(m_kappa_stencils, m_product);
-    const auto [gb, bb] = kappa_dots();
-    m_kappa->start(gb, bb);
-}
-
-std::pair<double, double> IpcSolver::kappa_dots() const {
-    const auto gradient = m_potential.gradient();
-    const auto barrier = m_product;
-    const auto mask = m_potential.free_mask();
-    double dots[2] = {0.0, 0.0};
-    Kokkos::parallel_reduce(
-        "intact::solver::kappa_dots", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
-        KOKKOS_LAMBDA(const int i, double& gb, double& bb) {
-            for (int c = 0; c < 3; ++c) {
-                const double b = mask(i) * barrier(i, c);
-                gb += b * gradient(i, c);
-                bb += b * b;
-            }
-        },
-        dots[0], dots[1]);
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
-    return {dots[0], dots[1]};
+    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary, x, problem, m_kappa_stencils,
+                            m_product, *m_kappa);
 }
 
 bool IpcSolver::arrival_is_safe(const NodeField& x, PhaseSeconds& seconds) {
@@ -128,9 +126,6 @@ void IpcSolver::add_boundary_step() {
 
 StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     StepResult result;
-    const LinearOperator hessian = [this](const NodeField& p, const NodeField& y) {
-        m_potential.apply(p, y);
-    };
 
     // 0. Contact at xᵗ: the ghost boxes start from it, κ starts from the gradients there, and friction is
     //    lagged there first.
@@ -183,9 +178,10 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
             {
                 ScopedTimer timer(seconds.linear_solve);
-                const PcgResult linear =
-                    m_pcg.solve(hessian, m_preconditioner, m_rhs, m_direction, m_settings.linear);
-                result.linear_iterations += linear.iterations;
+                const LinearSolveResult linear = m_system.solve(m_rhs, m_direction, m_settings.linear,
+                                                                problem.weight * problem.h * problem.h);
+                result.linear_iterations += linear.pcg.iterations;
+                result.warm_start_iterations += linear.warm_start_iterations;
             }
 
             // 3. Stop when the boundary has arrived and both ‖p‖∞ / h and the residual acceleration are

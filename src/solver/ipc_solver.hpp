@@ -14,6 +14,7 @@
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/friction_pairs.hpp"
 #include "src/solver/contact_terms.hpp"
+#include "src/solver/newton_system.hpp"
 #include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
 
@@ -21,6 +22,25 @@
 #include <optional>
 
 namespace intact::solver {
+
+/// Mean lumped nodal mass over all ranks (owned rows, each node counted once), for the barrier
+/// stiffness bounds (BarrierStiffness; IPC's κ, BAL's σ). Collective.
+double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential);
+
+/// κ's start for a step (IPC spec §4.2), also BAL's σ₀ (seed 002 §2.7, the squared denominator of spec
+/// A3): the value minimising ‖∇E + κ ∇B‖ over free DOFs at x, ∇E the elastic, inertial and gravity
+/// gradient, ∇B the unweighted barrier gradient (no Hessians), clamped to the stiffness's bounds. Leaves the
+/// contact model updated at x and the potential's gradient at ∇E. `stencils`, `scratch`: the caller's
+/// buffers. Collective.
+void start_barrier_stiffness(MPI_Comm comm,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const BoundaryMotion& boundary,
+                             const NodeField& x,
+                             const StepProblem& problem,
+                             contact::PairStencils& stencils,
+                             const NodeField& scratch,
+                             contact::BarrierStiffness& stiffness);
 
 class IpcSolver final : public StepSolver {
 public:
@@ -39,9 +59,6 @@ public:
     void compute_rhs();
     /// Public for CUDA lambdas: d = p + Δ.
     void add_boundary_step();
-    /// Public for CUDA lambdas: the global dots g·b and b·b over free owned DOFs of the elastic-inertial
-    /// gradient g and the unweighted barrier gradient b (in m_product). Collective.
-    std::pair<double, double> kappa_dots() const;
 
 private:
     void start_kappa(const NodeField& x, const StepProblem& problem);
@@ -54,8 +71,7 @@ private:
     BoundaryMotion& m_boundary;
     contact::ContactModel* m_contact;
     StepBound m_bound;
-    Pcg m_pcg;
-    BlockJacobi m_preconditioner;
+    NewtonSystem m_system;
     std::optional<contact::BarrierStiffness> m_kappa;
     std::optional<BarrierTerm> m_barrier_term;
     contact::PairStencils m_kappa_stencils; ///< the unweighted barrier gradient of κ's start

@@ -177,6 +177,8 @@ PcgResult Pcg::solve(const LinearOperator& A,
 
     // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z).
     double r_norm = std::sqrt(sums[0]);
+    double lowest = r_norm; // the stall window's lowest ‖r‖ so far, and when
+    int lowest_at = -1;
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
         A(p, q);
@@ -206,6 +208,17 @@ PcgResult Pcg::solve(const LinearOperator& A,
         r_norm = std::sqrt(rr);
         if (r_norm <= settings.tolerance * b_norm) {
             break;
+        }
+        // Stalled: no new lowest ‖r‖ in the last stall_window iterations (CG's residual is not monotone, so
+        // comparing with the one iterate `window` back would stop on a mere oscillation).
+        if (settings.stall_window > 0) {
+            if (r_norm < lowest) {
+                lowest = r_norm;
+                lowest_at = it;
+            } else if (it - lowest_at >= settings.stall_window) {
+                result.stalled = true;
+                break;
+            }
         }
         const double beta = rz_new / rz;
         rz = rz_new;

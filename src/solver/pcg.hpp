@@ -29,6 +29,9 @@ struct PcgSettings {
     double tolerance = 1e-6; ///< stop when ‖r‖ ≤ tolerance · ‖b‖ (2-norms over owned, free DOFs)
     int max_iterations = 1000;
     bool warm_start = false; ///< start from the x given (true) or from zero (false)
+    /// Stop when ‖r‖ has reached no new low over this many iterations (BAL spec §3.5, seed 002: "stopped
+    /// decreasing over the last 100"); 0: never.
+    int stall_window = 0;
 };
 
 struct PcgResult {
@@ -36,6 +39,7 @@ struct PcgResult {
     double relative_residual = 0.0;
     bool converged = false;
     bool breakdown = false; ///< pᵀAp ≤ 0 or not finite: stopped early
+    bool stalled = false;   ///< stopped by the stall window
 };
 
 /// z = M⁻¹ r on owned rows. `setup` is called once per solve, after the matrix values changed.

@@ -40,9 +40,10 @@ struct PhaseSeconds {
 /// What a step solver reports. Keys every method shares keep one meaning in metrics.jsonl; a method
 /// leaves the counters it has no use for at their defaults (written as documented in README "Output").
 struct StepResult {
-    int iterations = 0;        ///< Newton (or outer) iterations of the step
-    int linear_iterations = 0; ///< PCG iterations, summed over the step
-    double residual = 0.0;     ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
+    int iterations = 0;            ///< Newton (or outer) iterations of the step
+    int linear_iterations = 0;     ///< PCG iterations, summed over the step
+    int warm_start_iterations = 0; ///< group-CG iterations of the decade warm start, summed (0: none)
+    double residual = 0.0;         ///< the method's stopping measure at the end (IPC: ‖p‖∞ / h, m/s)
     double residual_acceleration = 0.0; ///< unbalanced force per mass at the end, m/s² (stopping_rule.hpp)
     bool converged = false;
     bool line_search_failed = false;
@@ -54,6 +55,8 @@ struct StepResult {
     double mean_toi = -1.0;    ///< AL: mean α of the step's outer iterations (−1: none; null)
     long long active_set_size = -1; ///< AL: constraints held after the step, all ranks (−1: none; null)
     double normal_force = -1.0;     ///< AL: Σ λ / h², the total contact normal force (N; −1: none; null)
+    long long augmented_pairs = -1; ///< BAL: pairs in the augmentation set A′ at the end (−1: none; null)
+    double sigma = -1.0;            ///< BAL: σ at the end of the step (−1: none; null)
     PhaseSeconds seconds;           ///< where this rank's time went
 };
 

@@ -153,6 +153,52 @@ TEST(Scene, RejectsImpossibleValues) {
     }
 }
 
+TEST(Scene, ReadsAndValidatesBalSettings) {
+    auto document = intact::test::box_scene();
+    document["solver"] = {{"type", "bal"},
+                          {"preconditioner", "decade_warm_start"},
+                          {"bal",
+                           {{"augment_distance", 2e-6},
+                            {"sigma_rule", "min"},
+                            {"stall_window", 50},
+                            {"friction_update", "per_solve"}}}};
+    const auto scene = parse_scene(document, "s.json");
+    EXPECT_EQ(scene.solver, "bal");
+    EXPECT_EQ(scene.preconditioner, "decade_warm_start");
+    EXPECT_EQ(*scene.bal.augment_distance, 2e-6);
+    EXPECT_EQ(scene.bal.sigma_rule, "min");
+    EXPECT_EQ(scene.bal.sigma_growth, 1.2);
+    EXPECT_EQ(scene.bal.sigma_jump, 100.0);
+    EXPECT_EQ(scene.bal.tolerance, 1e-4);
+    EXPECT_EQ(scene.bal.pcg_tolerance, 1e-4);
+    EXPECT_EQ(scene.bal.stall_window, 50);
+    EXPECT_EQ(scene.bal.friction_update, "per_solve");
+    EXPECT_EQ(parse_scene(intact::test::box_scene(), "s.json").preconditioner, "block_jacobi");
+
+    const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
+        {"/solver/preconditioner", "ilu", "solver.preconditioner", "unknown preconditioner"},
+        {"/solver/bal/augment_distance", 0.0, "solver.bal.augment_distance", "must be > 0"},
+        {"/solver/bal/sigma_growth", 0.9, "solver.bal.sigma_growth", "must be >= 1"},
+        {"/solver/bal/sigma_jump", 0.5, "solver.bal.sigma_jump", "must be >= 1"},
+        {"/solver/bal/sigma_rule", "avg", "solver.bal.sigma_rule", "unknown rule"},
+        {"/solver/bal/tolerance", 1.0, "solver.bal.tolerance", "must be in (0, 1)"},
+        {"/solver/bal/pcg_tolerance", 0.0, "solver.bal.pcg_tolerance", "must be in (0, 1)"},
+        {"/solver/bal/stall_window", 0, "solver.bal.stall_window", "must be >= 1"},
+        {"/solver/bal/friction_update", "never", "solver.bal.friction_update", "unknown value"},
+        {"/solver/bal/sigma", 1.0, "solver.bal.sigma", "unknown key"},
+    };
+    for (const auto& [pointer, value, key, words] : cases) {
+        auto bad = intact::test::box_scene();
+        bad["solver"] = {{"type", "bal"}};
+        bad[nlohmann::json::json_pointer(pointer)] = value;
+        SCOPED_TRACE(key);
+        expect_scene_error(bad, key, words);
+    }
+    auto wrong = intact::test::box_scene();
+    wrong["solver"] = {{"type", "ipc"}, {"bal", {{"tolerance", 1e-3}}}};
+    expect_scene_error(wrong, "solver.bal", "solver.type is 'ipc'");
+}
+
 TEST(Scene, ReadsAndValidatesIntegratorSettings) {
     auto document = intact::test::box_scene();
     document["integrator"] = {{"type", "a_search"},

@@ -372,15 +372,19 @@ constexpr int k_short_steps = 8;
 constexpr int k_short_checkpoint = 4;
 
 /// The restart scene run by another method: "al" (AL solver with friction, implicit Euler), "al_a_search"
-/// (AL solver under A-search), or an integrator with IPC ("bdf2", "newmark", "a_search").
+/// (AL solver under A-search), "bal" (BAL solver, implicit Euler), or an integrator with IPC ("bdf2",
+/// "newmark", "a_search").
 json variant_scene(const std::string& variant, int steps) {
     json s = restart_scene(steps);
     if (variant == "al" || variant == "al_a_search") {
         s["solver"]["type"] = "al";
     }
+    if (variant == "bal") {
+        s["solver"]["type"] = "bal";
+    }
     if (variant == "al_a_search") {
         s["integrator"]["type"] = "a_search";
-    } else if (variant != "al") {
+    } else if (variant != "al" && variant != "bal") {
         s["integrator"]["type"] = variant;
     }
     return s;
@@ -460,7 +464,7 @@ TEST_P(RestartMethod, OnMoreRanksWithinOneMillionth) {
 
 INSTANTIATE_TEST_SUITE_P(Methods,
                          RestartMethod,
-                         ::testing::Values("al", "al_a_search", "bdf2", "newmark", "a_search"),
+                         ::testing::Values("al", "al_a_search", "bal", "bdf2", "newmark", "a_search"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(Restart, WithoutACheckpointIsAnErrorThatSaysSo) {

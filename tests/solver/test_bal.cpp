@@ -1,0 +1,499 @@
+// The barrier-augmented Lagrangian (solver.type "bal", seed 002) and the stiffness-decade warm start, on
+// 1-4 ranks: finite-difference checks of the augmentation φᵢ and its friction normal force, the literal
+// multiplier update, the masked SpMV against its definition Σ_g P_g H P_g, the warm-started PCG reaching
+// plain PCG's solution, free fall in closed form, a block resting on a plane with a reaction equal to its
+// weight, momentum through a frictional impact, and the same positions on every rank count.
+#include "comm/collectives.hpp"
+#include "kernels/barrier.hpp"
+#include "src/contact/bal_pairs.hpp"
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+#include "src/solver/decade_warm_start.hpp"
+#include "src/solver/newton_system.hpp"
+#include "tests/simulation_test_utils.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cmath>
+#include <map>
+#include <vector>
+
+namespace {
+
+using namespace intact;
+using nlohmann::json;
+
+constexpr double g = 9.81;
+
+// ---------------------------------------------------------------------------------------------------
+// Pair level: one point–triangle, one edge–edge and one point–plane pair on 10 hand-made surface rows.
+
+constexpr int num_rows = 10;
+constexpr double dhat = 1e-3;
+constexpr double s_hat = dhat * dhat;
+
+struct Pairs {
+    contact::SurfaceTopology topology;
+    contact::ConstraintSet set;
+    contact::SurfaceField xs;
+};
+
+Pairs make_pairs(const std::array<std::array<double, 3>, num_rows>& positions) {
+    Pairs p;
+    auto& t = p.topology;
+    t.gid = decltype(t.gid)("gid", num_rows);
+    t.owned = decltype(t.owned)("owned", num_rows);
+    t.rest = decltype(t.rest)("rest", num_rows);
+    t.plane_normal = decltype(t.plane_normal)("plane_normal", 1);
+    t.plane_row = decltype(t.plane_row)("plane_row", 1);
+    t.friction = decltype(t.friction)("friction", num_rows);
+    auto gid = Kokkos::create_mirror_view(t.gid);
+    auto rest = Kokkos::create_mirror_view(t.rest);
+    auto normal = Kokkos::create_mirror_view(t.plane_normal);
+    auto plane_row = Kokkos::create_mirror_view(t.plane_row);
+    p.xs = contact::SurfaceField("xs", num_rows);
+    auto xs = Kokkos::create_mirror_view(p.xs);
+    for (int r = 0; r < num_rows; ++r) {
+        gid(r) = r;
+        for (int c = 0; c < 3; ++c) {
+            rest(r, c) = xs(r, c) = positions[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+        }
+    }
+    normal(0, 0) = 0.0;
+    normal(0, 1) = 0.0;
+    normal(0, 2) = 1.0;
+    plane_row(0) = 9;
+    Kokkos::deep_copy(t.gid, gid);
+    Kokkos::deep_copy(t.owned, 1);
+    Kokkos::deep_copy(t.rest, rest);
+    Kokkos::deep_copy(t.plane_normal, normal);
+    Kokkos::deep_copy(t.plane_row, plane_row);
+    Kokkos::deep_copy(t.friction, -1.0);
+    Kokkos::deep_copy(p.xs, xs);
+
+    contact::PairList list;
+    list.kind = Kokkos::View<int*, MemSpace>("kind", 3);
+    list.rows = Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("rows", 3);
+    auto kind = Kokkos::create_mirror_view(list.kind);
+    auto rows = Kokkos::create_mirror_view(list.rows);
+    const int keys[3][5] = {{contact::k_point_triangle, 0, 1, 2, 3},
+                            {contact::k_edge_edge, 4, 5, 6, 7},
+                            {contact::k_point_plane, 8, 0, 9, 0}};
+    for (int i = 0; i < 3; ++i) {
+        kind(i) = keys[i][0];
+        for (int k = 0; k < 4; ++k) {
+            rows(i, k) = keys[i][k + 1];
+        }
+    }
+    Kokkos::deep_copy(list.kind, kind);
+    Kokkos::deep_copy(list.rows, rows);
+    list.count = 3;
+    p.set.assign(list);
+    return p;
+}
+
+std::array<std::array<double, 3>, num_rows> close_positions() {
+    return {{{0.2, 0.2, 3e-4},
+             {0.0, 0.0, 0.0},
+             {1.0, 0.0, 0.0},
+             {0.0, 1.0, 0.0}, // point 0.3 mm above a triangle
+             {5.0, 0.0, 0.0},
+             {6.0, 0.1, 0.0},
+             {5.5, -0.5, 4e-4},
+             {5.6, 0.5, 4e-4}, // two crossing edges 0.4 mm apart
+             {20.0, 0.0, 5e-4},
+             {0.0, 0.0, 0.0}}}; // a point 0.5 mm above the plane z = 0 (row 9 on it)
+}
+
+void set_state(const Pairs& p, const std::array<double, 3>& mu, const std::array<double, 3>& slack) {
+    auto lambda = Kokkos::create_mirror_view(p.set.state().lambda);
+    auto s = Kokkos::create_mirror_view(p.set.state().slack);
+    for (int i = 0; i < 3; ++i) {
+        lambda(i) = mu[static_cast<std::size_t>(i)];
+        s(i) = slack[static_cast<std::size_t>(i)];
+    }
+    Kokkos::deep_copy(p.set.state().lambda, lambda);
+    Kokkos::deep_copy(p.set.state().slack, s);
+}
+
+// Per-row gradient and the stencils of the augmentation at p.xs.
+std::vector<double> row_gradient(const Pairs& p, double sigma, contact::PairStencils& stencils) {
+    contact::augmentation_derivatives(p.set, p.xs, p.topology, s_hat, sigma, true, stencils);
+    const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), stencils.rows);
+    const auto count = Kokkos::create_mirror_view_and_copy(HostSpace(), stencils.count);
+    const auto gradient = Kokkos::create_mirror_view_and_copy(HostSpace(), stencils.gradient);
+    std::vector<double> out(3 * num_rows, 0.0);
+    for (int i = 0; i < stencils.size; ++i) {
+        for (int a = 0; a < count(i); ++a) {
+            for (int c = 0; c < 3; ++c) {
+                out[static_cast<std::size_t>(3 * rows(i, a) + c)] += gradient(i, 3 * a + c);
+            }
+        }
+    }
+    return out;
+}
+
+double energy_at(const Pairs& p, double sigma, int row, int c, double offset) {
+    auto xs = Kokkos::create_mirror(p.xs); // a copy even where the device is the host
+    Kokkos::deep_copy(xs, p.xs);
+    xs(row, c) += offset;
+    contact::SurfaceField moved("moved", num_rows);
+    Kokkos::deep_copy(moved, xs);
+    return contact::augmentation_local_energy(p.set, moved, p.topology, s_hat, sigma);
+}
+
+TEST(BalPairs, AugmentationGradientHessianAndNormalForceMatchFiniteDifferences) {
+    // σ large enough that every pair is convex in d here (so the projection leaves the plane pair alone).
+    Pairs p = make_pairs(close_positions());
+    const double sigma = 1e9;
+    set_state(p, {5.0, 2.0, 3.0}, {2e-7, 0.0, 1e-7});
+    contact::PairStencils stencils;
+    const std::vector<double> gradient = row_gradient(p, sigma, stencils);
+    double largest = 0.0;
+    for (double v : gradient) {
+        largest = std::max(largest, std::abs(v));
+    }
+    ASSERT_GT(largest, 0.0);
+    const double eps = 1e-8;
+    for (int r = 0; r < num_rows; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            const double fd =
+                (energy_at(p, sigma, r, c, eps) - energy_at(p, sigma, r, c, -eps)) / (2.0 * eps);
+            EXPECT_NEAR(gradient[static_cast<std::size_t>(3 * r + c)], fd, 1e-5 * largest)
+                << "row " << r << " " << c;
+        }
+    }
+    // The point–plane Hessian is exact (∇²s = 2 n nᵀ): its z–z entry is the derivative of the z gradient.
+    const auto hessian = Kokkos::create_mirror_view_and_copy(HostSpace(), stencils.hessian);
+    auto moved_gradient = [&](double offset) {
+        Pairs q = make_pairs(close_positions());
+        set_state(q, {5.0, 2.0, 3.0}, {2e-7, 0.0, 1e-7});
+        auto xs = Kokkos::create_mirror_view_and_copy(HostSpace(), q.xs);
+        xs(8, 2) += offset;
+        Kokkos::deep_copy(q.xs, xs);
+        contact::PairStencils scratch;
+        return row_gradient(q, sigma, scratch)[3 * 8 + 2];
+    };
+    const double fd_hessian = (moved_gradient(eps) - moved_gradient(-eps)) / (2.0 * eps);
+    EXPECT_NEAR(hessian(2, 2, 2), fd_hessian, 1e-5 * std::abs(fd_hessian));
+    EXPECT_GT(hessian(2, 2, 2), 0.0);
+    // Friction's normal force of the plane pair is the magnitude of its gradient −φ′ 2 d.
+    Kokkos::View<double*, MemSpace> force;
+    contact::augmentation_normal_forces(p.set, p.xs, p.topology, s_hat, sigma, force);
+    const auto host_force = Kokkos::create_mirror_view_and_copy(HostSpace(), force);
+    EXPECT_NEAR(host_force(2), -gradient[3 * 8 + 2], 1e-12 * std::abs(gradient[3 * 8 + 2]));
+    EXPECT_GT(host_force(0), 0.0);
+    EXPECT_GT(host_force(1), 0.0);
+}
+
+TEST(BalPairs, MultiplierUpdateIsAlgorithmOneLiterally) {
+    // Close (s < ŝ): s stays 0 and μ grows by σ b(s, ŝ). Apart (s > ŝ + μ/σ): s = s − ŝ − μ/σ > 0, so
+    // b(s, ŝ + s) = 0 and μ stays.
+    auto positions = close_positions();
+    positions[8][2] = 1.2e-3; // the plane pair apart
+    Pairs p = make_pairs(positions);
+    const double sigma = 1e3;
+    set_state(p, {5.0, 2.0, 1e-7}, {0.0, 0.0, 0.0});
+    contact::update_multipliers(p.set, p.xs, p.topology, s_hat, sigma);
+    const auto mu = Kokkos::create_mirror_view_and_copy(HostSpace(), p.set.state().lambda);
+    const auto slack = Kokkos::create_mirror_view_and_copy(HostSpace(), p.set.state().slack);
+    const double s_pt = 3e-4 * 3e-4;
+    EXPECT_EQ(slack(0), 0.0);
+    EXPECT_NEAR(mu(0), 5.0 + sigma * kernels::barrier(s_pt, s_hat), 1e-12 * mu(0));
+    const double s_plane = 1.2e-3 * 1.2e-3;
+    EXPECT_NEAR(slack(2), s_plane - s_hat - 1e-7 / sigma, 1e-15);
+    EXPECT_EQ(mu(2), 1e-7);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scenes.
+
+std::string output_dir(const std::string& name) {
+    return test::output_dir("bal", name, MPI_COMM_WORLD);
+}
+
+json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, double youngs = 1e5) {
+    json body;
+    body["mesh"]["box"] = {{"min", lo}, {"max", hi}, {"cells", cells}};
+    body["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    return body;
+}
+
+json bal_scene(std::vector<json> bodies, int steps, double dt = 0.01) {
+    json s;
+    s["time"] = {{"dt", dt}, {"steps", steps}};
+    s["gravity"] = {0.0, 0.0, -g};
+    s["bodies"] = bodies;
+    s["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    s["solver"] = {{"type", "bal"}};
+    s["output"] = {{"every", 1000}};
+    return s;
+}
+
+template <class F> double mean_over_nodes(const Simulation& simulation, F&& f) {
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+    const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+    const auto m = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+    double sum = 0.0, mass = 0.0;
+    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+        sum += m(i) * f(Vec3{x(i, 0), x(i, 1), x(i, 2)}, Vec3{v(i, 0), v(i, 1), v(i, 2)});
+        mass += m(i);
+    }
+    return comm::allreduce_sum(MPI_COMM_WORLD, sum) / comm::allreduce_sum(MPI_COMM_WORLD, mass);
+}
+
+TEST(Bal, FreeFallIsImplicitEulerInClosedForm) {
+    const int steps = 10;
+    const double h = 0.01;
+    Simulation simulation(
+        MPI_COMM_WORLD,
+        io::parse_scene(bal_scene({block({0, 0, 1.0}, {0.1, 0.1, 1.1}, {2, 2, 2})}, steps, h), "free.json"),
+        output_dir("free"));
+    const double z0 = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
+    for (int n = 1; n <= steps; ++n) {
+        const auto result = simulation.step();
+        EXPECT_TRUE(result.converged) << "step " << n;
+        EXPECT_LE(result.iterations, 3) << "step " << n;
+        EXPECT_EQ(result.augmented_pairs, 0);
+    }
+    const double z = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
+    const double free_drop = g * h * h * steps * (steps + 1) / 2.0;
+    EXPECT_NEAR(z0 - z, free_drop, 1e-6 * free_drop);
+}
+
+TEST(Bal, RestingBlockCarriesItsWeightWithoutPenetration) {
+    // A stiff block dropped from 1 mm onto the plane comes to rest: its velocity stops changing, so by
+    // implicit Euler (v⁺ − v = h (g + R/m)) the plane's reaction R equals the weight m g. No node ever
+    // reaches the plane.
+    const double h = 0.01;
+    const int steps = 60;
+    json document = bal_scene({block({0, 0, 0.001}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e7)}, steps, h);
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "rest.json"), output_dir("rest"));
+    double previous_vz = 0.0, reaction_over_weight = 0.0;
+    int unconverged = 0;
+    for (int n = 0; n < steps; ++n) {
+        const auto result = simulation.step();
+        unconverged += result.converged ? 0 : 1;
+        EXPECT_GT(result.min_distance, 0.0) << "step " << n;
+        const double vz = mean_over_nodes(simulation, [](const Vec3&, const Vec3& v) { return v[2]; });
+        reaction_over_weight = 1.0 + (vz - previous_vz) / (g * h);
+        previous_vz = vz;
+    }
+    EXPECT_EQ(unconverged, 0);
+    EXPECT_NEAR(reaction_over_weight, 1.0, 1e-3);
+    EXPECT_LT(std::abs(previous_vz), 1e-3);
+    const double lowest = -comm::allreduce_max(MPI_COMM_WORLD, [&] {
+        const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+        double low = 1e9;
+        for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+            low = std::min(low, x(i, 2));
+        }
+        return -low;
+    }());
+    EXPECT_GT(lowest, 0.0);
+    EXPECT_LT(lowest, 1e-3);
+}
+
+TEST(Bal, FrictionalImpactConservesMomentum) {
+    json moving = block({0, 0, 0}, {0.1, 0.1, 0.1}, {2, 2, 2});
+    moving["velocity"] = {2.0, 0.0, 0.3};
+    json document = bal_scene({moving, block({0.12, 0.02, 0.03}, {0.22, 0.12, 0.13}, {2, 2, 2})}, 20);
+    document["gravity"] = {0.0, 0.0, 0.0};
+    document["obstacles"] = json::array();
+    document["contact"]["friction"] = 0.1;
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "momentum.json"), output_dir("momentum"));
+    auto momentum = [&](int c) {
+        return mean_over_nodes(simulation, [c](const Vec3&, const Vec3& v) { return v[c]; });
+    };
+    const double px = momentum(0), pz = momentum(2);
+    long long most = 0;
+    for (int n = 0; n < 20; ++n) {
+        const auto result = simulation.step();
+        most = std::max(most, result.contact_pairs);
+        EXPECT_GT(result.min_distance, 0.0);
+        EXPECT_TRUE(result.converged) << "step " << n;
+    }
+    EXPECT_GT(most, 0); // they met
+    EXPECT_NEAR(momentum(0), px, 1e-6 * std::abs(px));
+    EXPECT_NEAR(momentum(2), pz, 1e-6 * std::abs(px));
+}
+
+void same_positions_on_every_rank_count(const std::string& preconditioner) {
+    // Two blocks falling on the plane and on each other, with friction: ranks 0..k−1 of the world run it
+    // for every k up to the world size, and every run matches the one-rank run within 1e-6 relative.
+    const int world = test::world_size();
+    std::map<GlobalId, Vec3> reference;
+    for (int size = 1; size <= world; ++size) {
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, test::world_rank() < size ? 0 : MPI_UNDEFINED, test::world_rank(),
+                       &comm);
+        std::map<GlobalId, Vec3> positions;
+        if (comm != MPI_COMM_NULL) {
+            json document = bal_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
+                                       block({0.02, 0.01, 0.06}, {0.09, 0.08, 0.1}, {2, 2, 2}, 1e9)},
+                                      12);
+            document["contact"]["friction"] = 0.2;
+            document["solver"]["preconditioner"] = preconditioner;
+            Simulation simulation(comm, io::parse_scene(document, "ranks.json"),
+                                  test::output_dir("bal", "ranks_" + preconditioner, comm));
+            for (int n = 0; n < 12; ++n) {
+                const auto result = simulation.step();
+                EXPECT_TRUE(result.converged) << "step " << n << " on " << size << " ranks";
+            }
+            positions = test::gather_positions(simulation, comm);
+            MPI_Comm_free(&comm);
+        }
+        if (test::world_rank() != 0) {
+            continue;
+        }
+        if (size == 1) {
+            reference = positions;
+            continue;
+        }
+        double worst = 0.0, scale = 0.0;
+        for (const auto& [id, x] : reference) {
+            const Vec3& y = positions.at(id);
+            for (int c = 0; c < 3; ++c) {
+                worst = std::max(worst, std::abs(x[c] - y[c]));
+                scale = std::max(scale, std::abs(x[c]));
+            }
+        }
+        EXPECT_LT(worst, 1e-6 * scale) << size << " ranks";
+    }
+}
+
+TEST(Bal, SamePositionsOnEveryRankCount) {
+    same_positions_on_every_rank_count("block_jacobi");
+}
+
+TEST(Bal, SamePositionsOnEveryRankCountWithTheDecadeWarmStart) {
+    same_positions_on_every_rank_count("decade_warm_start");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The decade warm start on a real distributed Newton system: a soft block on a stone one, on the plane.
+
+void fill_field(const NodeField& b, double scale) {
+    Kokkos::parallel_for(
+        "fill_field", Kokkos::RangePolicy<ExecSpace>(0, b.extent(0)), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                b(i, c) = scale * (1.0 + 0.1 * c + 0.01 * (i % 13));
+            }
+        });
+}
+
+// max over owned rows and ranks of |a − b|, and of |b|.
+std::pair<double, double> difference(int n, const NodeField& a, const NodeField& b) {
+    const auto ha = Kokkos::create_mirror_view_and_copy(HostSpace(), a);
+    const auto hb = Kokkos::create_mirror_view_and_copy(HostSpace(), b);
+    double d = 0.0, m = 0.0;
+    for (int i = 0; i < n; ++i) {
+        for (int c = 0; c < 3; ++c) {
+            d = std::max(d, std::abs(ha(i, c) - hb(i, c)));
+            m = std::max(m, std::abs(hb(i, c)));
+        }
+    }
+    return {comm::allreduce_max(MPI_COMM_WORLD, d), comm::allreduce_max(MPI_COMM_WORLD, m)};
+}
+
+// part = x on the rows of group k, 0 elsewhere (every local row).
+void restrict_to_group(const NodeField& groups, int k, const NodeField& x, const NodeField& part) {
+    const double group = k;
+    Kokkos::parallel_for(
+        "restrict", Kokkos::RangePolicy<ExecSpace>(0, x.extent(0)), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                part(i, c) = groups(i, 0) == group ? x(i, c) : 0.0;
+            }
+        });
+}
+
+// sum += y on the owned rows of group k.
+void add_group_rows(const NodeField& groups, int k, const NodeField& y, const NodeField& sum, int n) {
+    const double group = k;
+    Kokkos::parallel_for(
+        "accumulate", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                sum(i, c) += groups(i, 0) == group ? y(i, c) : 0.0;
+            }
+        });
+}
+
+struct StiffSoft {
+    std::unique_ptr<Simulation> simulation;
+    double ch2 = 0.0;
+};
+
+StiffSoft stiff_and_soft() {
+    const double h = 0.01;
+    json document = bal_scene({block({0, 0, 0.0005}, {0.1, 0.1, 0.05}, {3, 3, 2}, 2e10),
+                               block({0.01, 0.01, 0.0507}, {0.09, 0.09, 0.09}, {3, 3, 2}, 1e5)},
+                              2, h);
+    StiffSoft out;
+    out.simulation = std::make_unique<Simulation>(
+        MPI_COMM_WORLD, io::parse_scene(document, "stiff_soft.json"), output_dir("stiff_soft"));
+    out.simulation->step(); // assembles a Newton system with contact blocks
+    out.ch2 = h * h;
+    return out;
+}
+
+TEST(DecadeWarmStart, MaskedProductIsTheSumOfGroupRestrictions) {
+    StiffSoft scene = stiff_and_soft();
+    auto& potential = scene.simulation->potential();
+    auto& halo = scene.simulation->halo();
+    ASSERT_GT(comm::allreduce_sum(MPI_COMM_WORLD, std::int64_t{potential.contact_matrix().num_blocks()}), 0)
+        << "the scene must have contact blocks";
+    solver::DecadeWarmStart warm(potential, halo);
+    warm.setup(scene.ch2);
+    const int K = warm.num_groups();
+    ASSERT_GE(K, 2) << "stone and foam must fall in different decades";
+    const int rows = potential.matrix().num_cols();
+    const int n = potential.num_owned();
+    NodeField x("x", rows), y("y", rows), reference("reference", rows), part("part", rows),
+        product("product", rows);
+    fill_field(x, 1e-3);
+    halo.gather(x);
+    warm.apply_masked(x, y);
+    for (int k = 0; k < K; ++k) {
+        restrict_to_group(warm.groups(), k, x, part);
+        potential.apply(part, product);
+        add_group_rows(warm.groups(), k, product, reference, n);
+    }
+    const auto [d, m] = difference(n, y, reference);
+    ASSERT_GT(m, 0.0);
+    EXPECT_LT(d, 1e-12 * m);
+    // And it is not the full product (the cross-group couplings are really dropped).
+    potential.apply(x, product);
+    const auto [full_d, full_m] = difference(n, y, product);
+    EXPECT_GT(full_d, 1e-6 * full_m);
+}
+
+TEST(DecadeWarmStart, WarmStartedPcgReachesPlainPcgsSolution) {
+    StiffSoft scene = stiff_and_soft();
+    auto& potential = scene.simulation->potential();
+    auto& halo = scene.simulation->halo();
+    const int rows = potential.matrix().num_cols();
+    NodeField b("b", rows), plain_x("plain", rows), warm_x("warm", rows);
+    fill_field(b, 1e-3);
+    solver::PcgSettings settings;
+    settings.tolerance = 1e-10;
+    settings.max_iterations = 20000;
+    solver::NewtonSystem plain(potential, halo, "block_jacobi");
+    solver::NewtonSystem warm(potential, halo, "decade_warm_start");
+    const auto cold = plain.solve(b, plain_x, settings, scene.ch2);
+    const auto started = warm.solve(b, warm_x, settings, scene.ch2);
+    ASSERT_TRUE(cold.pcg.converged);
+    ASSERT_TRUE(started.pcg.converged);
+    EXPECT_GT(started.warm_start_iterations, 0);
+    const auto [d, m] = difference(potential.num_owned(), warm_x, plain_x);
+    EXPECT_LT(d, 1e-7 * m);
+    if (test::world_rank() == 0) {
+        std::printf("block Jacobi PCG: %d iterations; warm start %d + PCG %d iterations\n",
+                    cold.pcg.iterations, started.warm_start_iterations, started.pcg.iterations);
+    }
+}
+
+} // namespace
