@@ -52,6 +52,9 @@ public:
         return m_gradients;
     }
     ElementHessians hessians() const { return m_hessians; }
+    /// Per local element: D_m⁻¹ (rest edge matrix inverse) and the rest volume V (m³).
+    Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverses() const { return m_dm_inverse; }
+    Kokkos::View<const double*, MemSpace> volumes() const { return m_volume; }
     int num_owned_elements() const { return m_num_owned_elements; }
 
     /// Launch the kernels of one material over the elements `[begin, end)` of the body ordering. Public

@@ -53,25 +53,28 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
     }
 }
 
-void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
+void start_barrier_stiffness(MPI_Comm comm,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const contact::ConstSurfaceField& obstacles,
+                             const NodeField& x,
+                             const StepProblem& problem,
+                             contact::PairStencils& scratch,
+                             const NodeField& product,
+                             contact::BarrierStiffness& kappa) {
     // IPC spec §4.2: κ minimising ‖∇E + κ ∇B‖ over free DOFs. ∇E is the elastic and inertial part only
     // (friction is not lagged yet), and ∇B needs no Hessian.
-    m_potential.assemble_elastic(x, problem);
-    m_contact->update(x, m_boundary.obstacle_positions());
-    contact::barrier_derivatives(m_contact->active(), m_contact->positions(), m_contact->topology(),
-                                 m_contact->s_hat(), 1.0, false, m_kappa_stencils);
-    m_potential.gradient_of(m_kappa_stencils, m_product);
-    const auto [gb, bb] = kappa_dots();
-    m_kappa->start(gb, bb);
-}
-
-std::pair<double, double> IpcSolver::kappa_dots() const {
-    const auto gradient = m_potential.gradient();
-    const auto barrier = m_product;
-    const auto mask = m_potential.free_mask();
+    potential.assemble_elastic(x, problem);
+    contact.update(x, obstacles);
+    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(), 1.0,
+                                 false, scratch);
+    potential.gradient_of(scratch, product);
+    const auto gradient = potential.gradient();
+    const auto barrier = product;
+    const auto mask = potential.free_mask();
     double dots[2] = {0.0, 0.0};
     Kokkos::parallel_reduce(
-        "intact::solver::kappa_dots", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_owned()),
+        "intact::solver::kappa_dots", Kokkos::RangePolicy<ExecSpace>(0, potential.num_owned()),
         KOKKOS_LAMBDA(const int i, double& gb, double& bb) {
             for (int c = 0; c < 3; ++c) {
                 const double b = mask(i) * barrier(i, c);
@@ -80,8 +83,13 @@ std::pair<double, double> IpcSolver::kappa_dots() const {
             }
         },
         dots[0], dots[1]);
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
-    return {dots[0], dots[1]};
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, comm));
+    kappa.start(dots[0], dots[1]);
+}
+
+void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
+    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary.obstacle_positions(), x, problem,
+                            m_kappa_stencils, m_product, *m_kappa);
 }
 
 bool IpcSolver::arrival_is_safe(const NodeField& x, PhaseSeconds& seconds) {

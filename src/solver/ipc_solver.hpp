@@ -22,6 +22,20 @@
 
 namespace intact::solver {
 
+/// κ's start value (IPC spec §4.2) at x, the contact model updated at x on the way: the κ minimising
+/// ‖∇E + κ ∇B‖ over free DOFs, ∇E the inertial, elastic and gravitational gradient (assembled into
+/// `potential`), ∇B the unweighted barrier gradient of the active pairs (`scratch`, summed into
+/// `product`, owned rows). Collective.
+void start_barrier_stiffness(MPI_Comm comm,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const contact::ConstSurfaceField& obstacles,
+                             const NodeField& x,
+                             const StepProblem& problem,
+                             contact::PairStencils& scratch,
+                             const NodeField& product,
+                             contact::BarrierStiffness& kappa);
+
 class IpcSolver final : public StepSolver {
 public:
     /// Adds the barrier (and friction, when the scene or an obstacle has μ > 0) to the parts' potential.
@@ -34,9 +48,6 @@ public:
     void compute_rhs();
     /// Public for CUDA lambdas: d = p + Δ.
     void add_boundary_step();
-    /// Public for CUDA lambdas: the global dots g·b and b·b over free owned DOFs of the elastic-inertial
-    /// gradient g and the unweighted barrier gradient b (in m_product). Collective.
-    std::pair<double, double> kappa_dots() const;
 
 private:
     void start_kappa(const NodeField& x, const StepProblem& problem);
