@@ -329,6 +329,8 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"active_set_size",
               result.active_set_size >= 0 ? nlohmann::json(result.active_set_size) : nlohmann::json(nullptr)},
              {"sweeps", result.sweeps >= 0 ? nlohmann::json(result.sweeps) : nlohmann::json(nullptr)},
+             {"warm_start_sweeps",
+              result.warm_start_sweeps >= 0 ? nlohmann::json(result.warm_start_sweeps) : nlohmann::json(nullptr)},
              {"barrier_stencils",
               result.barrier_stencils >= 0 ? nlohmann::json(result.barrier_stencils) : nlohmann::json(nullptr)},
              {"grey_fraction",

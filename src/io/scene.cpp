@@ -221,6 +221,10 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
     if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
         sd.fail("tolerance", "must be in [0, 1)", "give the relative gradient norm that ends a step, e.g. 1e-4");
     }
+    o.warm_start_sweeps = sd.optional<int>("warm_start_sweeps", o.warm_start_sweeps);
+    if (o.warm_start_sweeps < 0) {
+        sd.fail("warm_start_sweeps", "must be >= 0", "give the most warm-start sweeps per step, e.g. 30 (0: none)");
+    }
     sd.finish();
 }
 

@@ -155,6 +155,7 @@ struct StencilDescentOptions {
     double toi_factor = 0.8;   ///< a clipped stencil step takes this fraction of its local bound
     int max_sweeps = 2000;     ///< cap per step (logged; the step reports not converged)
     double tolerance = 1e-4;   ///< ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs ends the step
+    int warm_start_sweeps = 30; ///< most warm-start sweeps per step (0: no warm start)
 };
 
 /// Integrator names accepted by `integrator.type` (A-search spec §2, §3).

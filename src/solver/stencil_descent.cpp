@@ -1,6 +1,7 @@
 #include "src/solver/stencil_descent.hpp"
 
 #include "comm/collectives.hpp"
+#include "kernels/ccd_additive.hpp"
 #include "kernels/elastic_element.hpp"
 #include "kernels/lame_parameters.hpp"
 #include "kernels/material_fixed_corotated.hpp"
@@ -33,6 +34,7 @@ using KVec3 = kernels::Vec3;
 constexpr double k_armijo = 1e-4;  // c₁ of the local line search (spec §2.7)
 constexpr int k_backtracks = 10;   // L_max
 constexpr double k_cg_guard = 1e-6; // ε_cg: CG stops when ‖r‖ ≤ ε_cg ‖g^[k]‖
+constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 
 // V ψ(F) of one element of any material (+∞ for an inverted neo-Hookean element).
 KOKKOS_INLINE_FUNCTION double element_energy(const StencilData& d, int e, const KVec3 (&q)[4]) {
@@ -150,7 +152,9 @@ KOKKOS_INLINE_FUNCTION double stencil_energy_change(const StencilData& d, const 
                 const int s = slot_of(nodes, n);
                 after[c] = s < 0 ? before[c] : before[c] + alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
             }
-            change += d.h2c * (element_energy(d, e, after) - element_energy(d, e, before));
+            if (d.elastic > 0.0) {
+                change += d.elastic * d.h2c * (element_energy(d, e, after) - element_energy(d, e, before));
+            }
         }
         for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
             const int p = d.pair_entries(k, 0);
@@ -212,7 +216,7 @@ KOKKOS_INLINE_FUNCTION void stencil_system(const StencilData& d, const int (&nod
                     }
                     for (int i = 0; i < 3; ++i) {
                         for (int j = 0; j < 3; ++j) {
-                            H(3 * a + i, 3 * b + j) += d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
+                            H(3 * a + i, 3 * b + j) += d.elastic * d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
                         }
                     }
                 }
@@ -253,9 +257,9 @@ void StencilDescent::vertex_derivatives() {
                 const int e = d.element_entries(k, 0);
                 const int s = d.element_entries(k, 1);
                 for (int i = 0; i < 3; ++i) {
-                    g[i] += d.h2c * d.element_gradient(e, 3 * s + i);
+                    g[i] += d.elastic * d.h2c * d.element_gradient(e, 3 * s + i);
                     for (int j = 0; j < 3; ++j) {
-                        D[i][j] += d.h2c * d.element_hessian(e, 3 * s + i, 3 * s + j);
+                        D[i][j] += d.elastic * d.h2c * d.element_hessian(e, 3 * s + i, 3 * s + j);
                     }
                 }
             }
@@ -298,10 +302,10 @@ void StencilDescent::pair_derivatives() {
         });
 }
 
-void StencilDescent::compute_steps() {
+void StencilDescent::compute_steps(int first) {
     const StencilData d = m_data;
     Kokkos::parallel_for(
-        "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(0, d.num_elements + d.num_pairs),
+        "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(first, d.num_elements + d.num_pairs),
         KOKKOS_LAMBDA(const int k) {
             int nodes[4];
             stencil_nodes(d, k, nodes);
@@ -419,6 +423,57 @@ void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
                 if (committed >= 0) {
                     const int e = d.element_entries(committed, 0);
                     step = d.steps(e, 3 * d.element_entries(committed, 1) + i);
+                }
+                delta(v, i) = d.free(v) * step;
+            }
+        });
+}
+
+void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
+    // K4: the safety filter on the assembled update m_delta (its ghost rows current): the shared step
+    // bound (inversion, and CCD with a broad phase; global MIN) scales it when an element or a pair would
+    // be violated; the pairs it sweeps join B.
+    double alpha = 1.0;
+    {
+        ScopedTimer timer(seconds.step_bound);
+        alpha = m_bound.along(x, m_delta, m_parts.boundary);
+    }
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        add_pairs(m_contact->swept());
+    }
+    // K5: x ← x + α Δx on every local row, then the layout's halo.
+    const NodeField delta = m_delta;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes), KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                x(v, i) += alpha * delta(v, i);
+            }
+        });
+    load_positions(x);
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
+    }
+}
+
+void StencilDescent::commit_warm_start(const NodeField& delta) {
+    // Spec §4 step 4: a vertex in no pair takes the closed-form minimiser of inertia and load, x̂ + c h²
+    // (g + f / m) − x; a vertex in pairs the mean of its barrier stencils' steps (Jacobi).
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_commit_warm_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            const int count = d.pair_offsets(v + 1) - d.pair_offsets(v);
+            for (int i = 0; i < 3; ++i) {
+                double step = 0.0;
+                if (count == 0) {
+                    step = d.x_hat(v, i) + d.h2c * (d.gravity[i] + d.force(v, i) / d.mass(v)) - d.x(v, i);
+                } else {
+                    for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+                        step += d.steps(d.num_elements + d.pair_entries(k, 0), 3 * d.pair_entries(k, 1) + i);
+                    }
+                    step /= count;
                 }
                 delta(v, i) = d.free(v) * step;
             }
@@ -601,8 +656,11 @@ void StencilDescent::load_state(const NodeField& x, const StepProblem& problem) 
 }
 
 void StencilDescent::add_pairs(const contact::PairList& found) {
-    // B only grows within a step (spec §5.1): pairs of `found` not in B yet join it with ŝ_i = max(ŝ,
-    // s_i) at the contact model's positions (the last certified state) and κ_i = κ d̂ / d̂_i.
+    // B only grows within a step (spec §5.1). A swept candidate joins B when it comes within d̂ somewhere
+    // on the contact model's segment positions() → positions() + step() (proximity and CCD hits: additive
+    // CCD with minimum separation d̂), with ŝ_i = max(ŝ, s_i) at the segment's start (the last certified
+    // state) and κ_i = κ d̂ / d̂_i. Broad-phase candidates that stay farther apart are left out: their
+    // customized barrier would act from wherever they are.
     StencilData& d = m_data;
     if (found.count == 0) {
         return;
@@ -612,24 +670,33 @@ void StencilDescent::add_pairs(const contact::PairList& found) {
         const auto kind = found.kind;
         const auto rows = found.rows;
         const auto xs = m_contact->positions();
+        const auto ps = m_contact->step();
         const auto topology = m_contact->topology();
+        const double dhat = m_contact->dhat();
         Kokkos::parallel_for(
             "intact::solver::stencil_found_distance", Kokkos::RangePolicy<ExecSpace>(0, found.count),
             KOKKOS_LAMBDA(const int k) {
                 const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-                distance(k) = contact::pair_squared_distance(kind(k), r, xs, topology);
+                const double s = contact::pair_squared_distance(kind(k), r, xs, topology);
+                KVec3 start[4], step[4];
+                contact::pair_positions(kind(k), r, xs, start);
+                contact::pair_positions(kind(k), r, ps, step);
+                bool near = s < dhat * dhat;
+                if (!near && kind(k) == contact::k_point_plane) {
+                    const KVec3 n = contact::pair_plane_normal(kind(k), r, topology);
+                    near = n.dot(start[0] + step[0] - start[1] - step[1]) < dhat;
+                } else if (!near) {
+                    double toi = 1.0;
+                    near = kind(k) == contact::k_point_triangle
+                               ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], start[0] + step[0],
+                                                             start[1] + step[1], start[2] + step[2], start[3] + step[3],
+                                                             dhat, 1.0, toi)
+                               : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], start[0] + step[0],
+                                                        start[1] + step[1], start[2] + step[2], start[3] + step[3],
+                                                        dhat, 1.0, toi);
+                }
+                distance(k) = near ? s : -1.0;
             });
-    }
-    using Key = std::array<int, 5>;
-    std::map<Key, std::pair<double, double>> merged;
-    {
-        const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pairs.kind);
-        const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pairs.rows);
-        const auto s_hat = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pair_s_hat);
-        const auto kappa = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pair_kappa);
-        for (int p = 0; p < d.num_pairs; ++p) {
-            merged[{kind(p), rows(p, 0), rows(p, 1), rows(p, 2), rows(p, 3)}] = {s_hat(p), kappa(p)};
-        }
     }
     const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), found.kind);
     const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), found.rows);
@@ -637,17 +704,17 @@ void StencilDescent::add_pairs(const contact::PairList& found) {
     const double s_hat = m_contact->s_hat();
     bool grew = false;
     for (int k = 0; k < found.count; ++k) {
-        const Key key{kind(k), rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-        if (merged.count(key) == 0) {
+        const PairKey key{kind(k), rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+        if (s(k) >= 0.0 && m_pair_set.count(key) == 0) {
             const double s_i = std::max(s_hat, s(k));
-            merged[key] = {s_i, m_kappa->value() * std::sqrt(s_hat / s_i)};
+            m_pair_set[key] = {s_i, m_kappa->value() * std::sqrt(s_hat / s_i)};
             grew = true;
         }
     }
     if (!grew) {
         return;
     }
-    d.num_pairs = static_cast<int>(merged.size());
+    d.num_pairs = static_cast<int>(m_pair_set.size());
     grow(d.pairs.kind, d.num_pairs, "intact::solver::stencil_pair_kind");
     grow(d.pairs.rows, d.num_pairs, "intact::solver::stencil_pair_rows");
     grow(d.pair_s_hat, d.num_pairs, "intact::solver::stencil_pair_s_hat");
@@ -658,7 +725,7 @@ void StencilDescent::add_pairs(const contact::PairList& found) {
     auto host_s_hat = Kokkos::create_mirror_view(d.pair_s_hat);
     auto host_kappa = Kokkos::create_mirror_view(d.pair_kappa);
     int p = 0;
-    for (const auto& [key, values] : merged) {
+    for (const auto& [key, values] : m_pair_set) {
         host_kind(p) = key[0];
         for (int c = 0; c < 4; ++c) {
             host_rows(p, c) = key[static_cast<std::size_t>(c) + 1];
@@ -723,6 +790,7 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
     // within d̂ somewhere on the inertial path xᵗ → x̂ (proximity and CCD in one swept query).
     m_data.num_pairs = 0;
     m_data.pairs.count = 0;
+    m_pair_set.clear();
     Kokkos::deep_copy(m_data.pair_offsets, 0);
     m_contact->surface().begin_step(x);
     start_barrier_stiffness(m_parts.comm, m_parts.potential, *m_contact, m_parts.boundary.obstacle_positions(), x,
@@ -780,7 +848,38 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     const double floor =
         m_settings.stop.acceleration * problem.h * problem.h * std::sqrt(comm::allreduce_sum(m_parts.comm, mass_squared));
 
-    // 3. Hybrid sweeps until ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + floor.
+    // 3. Warm start (spec §4): Jacobi sweeps on inertia, load and barriers alone.
+    if (m_options.warm_start_sweeps > 0) {
+        m_data.elastic = 0.0;
+        double start_norm = 0.0;
+        result.warm_start_sweeps = 0;
+        for (int sweep = 0;; ++sweep) {
+            {
+                ScopedTimer timer(seconds.assembly);
+                if (m_contact) {
+                    m_data.xs = m_contact->positions();
+                    pair_derivatives();
+                }
+                vertex_derivatives();
+            }
+            const double norm = std::sqrt(gradient_norm_squared());
+            start_norm = sweep == 0 ? norm : start_norm;
+            if (norm <= k_warm_start_tolerance * start_norm + floor || sweep >= m_options.warm_start_sweeps) {
+                break;
+            }
+            {
+                ScopedTimer timer(seconds.linear_solve);
+                compute_steps(m_data.num_elements);
+                commit_warm_start(m_delta);
+                m_parts.halo.gather(m_delta);
+            }
+            take_step(x, seconds);
+            result.warm_start_sweeps = sweep + 1;
+        }
+        m_data.elastic = 1.0;
+    }
+
+    // 4. Hybrid sweeps until ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + floor.
     double initial_norm = 0.0;
     for (int sweep = 0;; ++sweep) {
         {
@@ -821,36 +920,10 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         }
         ++m_sweep_counter;
         result.iterations = sweep + 1;
-        // K4: the safety filter on the assembled update (inversion and CCD with a broad phase, global MIN);
-        // the pairs it sweeps join B.
-        double alpha = 1.0;
-        {
-            ScopedTimer timer(seconds.step_bound);
-            alpha = m_bound.along(x, m_delta, boundary);
-        }
-        if (m_contact) {
-            ScopedTimer timer(seconds.contact);
-            add_pairs(m_contact->swept());
-        }
-        // K5: x ← x + α Δx on every local row (Δx's ghost rows are current), then the layout's halo.
-        {
-            const NodeField delta = m_delta;
-            Kokkos::parallel_for(
-                "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
-                KOKKOS_LAMBDA(const int v) {
-                    for (int i = 0; i < 3; ++i) {
-                        x(v, i) += alpha * delta(v, i);
-                    }
-                });
-            load_positions(x);
-        }
-        if (m_contact) {
-            ScopedTimer timer(seconds.contact);
-            m_contact->gather_positions(x, boundary.obstacle_positions());
-        }
+        take_step(x, seconds);
     }
 
-    // 4. What the step ends with.
+    // 5. What the step ends with.
     result.sweeps = result.iterations;
     result.barrier_stencils = comm::allreduce_sum(m_parts.comm, std::int64_t{m_data.num_pairs});
     result.grey_fraction = m_coloring.grey_fraction();

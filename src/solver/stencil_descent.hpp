@@ -40,6 +40,8 @@
 #include "src/solver/stencil_coloring.hpp"
 #include "src/solver/stencil_layout.hpp"
 
+#include <array>
+#include <map>
 #include <optional>
 
 namespace intact::solver {
@@ -54,6 +56,7 @@ struct StencilData {
     int num_elements = 0;   ///< element stencils (LocalMesh elements)
     int num_pairs = 0;      ///< barrier stencils (|B|)
     double h2c = 0.0;       ///< c h²
+    double elastic = 1.0;   ///< weight of elasticity: 0 in the warm start (spec §4)
     Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets;   ///< layout elements
     Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
     Kokkos::View<const double*, MemSpace> volume;
@@ -94,7 +97,7 @@ public:
     const StencilData& data() const { return m_data; }
 
     /// One stencil's local step from the frozen state (K2), for tests: Δ^[k] into steps(k).
-    void compute_steps();
+    void compute_steps(int first = 0);
     /// K1: g_v and D_v of every stencil vertex at the current state.
     void vertex_derivatives();
     /// The barrier pairs' weighted gradients and Hessians at the current positions.
@@ -105,6 +108,10 @@ public:
     void load_positions(const NodeField& x);
     /// Public for CUDA lambdas: K3 for scheme s, color c into delta (owned rows).
     void commit(int scheme, int color, const NodeField& delta);
+    /// Public for CUDA lambdas: the warm start's per-vertex step into delta (owned rows).
+    void commit_warm_start(const NodeField& delta);
+    /// Public for CUDA lambdas: filter the update m_delta, apply it to x and refresh the layout and contact.
+    void take_step(const NodeField& x, PhaseSeconds& seconds);
     /// Public for CUDA lambdas: ‖g‖₂² over free owned rows.
     double gradient_norm_squared() const;
 
@@ -127,6 +134,9 @@ private:
     contact::PairStencils m_kappa_stencils;
     NodeField m_delta, m_product;
     long long m_sweep_counter = 0; ///< n of the color schedule, across steps
+    /// B on the host, by (kind, rows), with (ŝ_i, κ_i): ordered, so B's device order is the pair order.
+    using PairKey = std::array<int, 5>;
+    std::map<PairKey, std::pair<double, double>> m_pair_set;
 };
 
 } // namespace intact::solver

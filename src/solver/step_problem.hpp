@@ -55,6 +55,7 @@ struct StepResult {
     long long active_set_size = -1; ///< AL: constraints held after the step, all ranks (−1: none; null)
     double normal_force = -1.0;     ///< AL: Σ λ / h², the total contact normal force (N; −1: none; null)
     int sweeps = -1;                ///< stencil descent: hybrid sweeps of the step (−1: none; null)
+    int warm_start_sweeps = -1;     ///< stencil descent: warm-start sweeps of the step (−1: none; null)
     long long barrier_stencils = -1; ///< stencil descent: |B| at the step's end, all ranks (−1: none; null)
     double grey_fraction = -1.0;    ///< stencil descent: GREY share of the coloring (−1: none; null)
     PhaseSeconds seconds;           ///< where this rank's time went

@@ -70,7 +70,7 @@ TEST(StencilColoring, SameColorStencilsShareNoVertexAndEveryTetHasAColor) {
         tets.push_back({tet[0], tet[1], tet[2], tet[3]});
     }
     // Few colors, so some tets turn grey in a scheme and later schemes must cover them.
-    const solver::StencilColoring coloring = solver::color_stencils(tets, 6, 2);
+    const solver::StencilColoring coloring = solver::color_stencils(tets, 12, 2);
     ASSERT_GE(coloring.schemes, 2);
     EXPECT_GT(coloring.grey_fraction(), 0.0);
     const int n = static_cast<int>(tets.size());
@@ -83,7 +83,7 @@ TEST(StencilColoring, SameColorStencilsShareNoVertexAndEveryTetHasAColor) {
             if (c == solver::k_grey) {
                 continue;
             }
-            ASSERT_LT(c, 6);
+            ASSERT_LT(c, 12);
             covered[static_cast<std::size_t>(e)] = 1;
             for (GlobalId v : tets[static_cast<std::size_t>(e)]) {
                 EXPECT_TRUE(used.insert({c, v}).second) << "scheme " << s << " color " << int(c) << " vertex " << v;
@@ -100,17 +100,21 @@ TEST(StencilColoring, SameColorStencilsShareNoVertexAndEveryTetHasAColor) {
 }
 
 TEST(StencilDescent, FreeFallMatchesImplicitEuler) {
-    // Without contact or constraints every stencil's exact local minimiser is the rigid drop: the centre
-    // falls as implicit Euler's z_n = z_0 − g h² n (n + 1) / 2.
+    // Without contact or constraints the step's minimiser is the rigid drop, which the hybrid sweeps reach
+    // to their tolerance (no warm start, whose closed form would land there at once): the centre falls as
+    // implicit Euler's z_n = z_0 − g h² n (n + 1) / 2.
     const int steps = 8;
     const double h = 0.01;
     json document = beam_scene("stencil_descent", steps, h);
     document["bodies"][0].erase("fixed");
+    document["solver"]["stencil_descent"] = {{"tolerance", 1e-9}, {"warm_start_sweeps", 0}};
+    document["solver"]["acceleration_tolerance"] = 1e-8;
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "free.json"), output_dir("free"));
     const double z0 = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
     for (int n = 1; n <= steps; ++n) {
         const auto result = simulation.step();
         EXPECT_TRUE(result.converged) << "step " << n;
+        EXPECT_GT(result.sweeps, 0);
         EXPECT_EQ(result.barrier_stencils, 0);
     }
     const double z = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2]; });
@@ -209,7 +213,7 @@ TEST(StencilDescent, BlockRestsOnAPlaneCarryingItsWeight) {
     document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
     document["output"] = {{"every", 1000}};
-    document["solver"] = {{"type", "stencil_descent"}, {"stencil_descent", {{"tolerance", 1e-6}}}};
+    document["solver"] = {{"type", "stencil_descent"}, {"stencil_descent", {{"tolerance", 1e-4}}}};
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "rest.json"), output_dir("rest"));
     solver::StepResult result;
     double vz_before = 0.0;
