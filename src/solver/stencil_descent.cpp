@@ -33,7 +33,6 @@ using KVec3 = kernels::Vec3;
 
 constexpr double k_armijo = 1e-4;  // c₁ of the local line search (spec §2.7)
 constexpr int k_backtracks = 10;   // L_max
-constexpr double k_cg_guard = 1e-6; // ε_cg: CG stops when ‖r‖ ≤ ε_cg ‖g^[k]‖
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 
 // V ψ(F) of one element of any material (+∞ for an inverted neo-Hookean element).
@@ -314,27 +313,7 @@ void StencilDescent::compute_steps(int first) {
             double m_min = 0.0;
             stencil_system(d, nodes, g, H, m_min);
             // 1. Local Newton-CG with the curvature guard (spec §2.3).
-            Vec12 dir = Vec12::Zero();
-            Vec12 r = -g;
-            Vec12 p = r;
-            double rho = r.dot(r);
-            const double stop = k_cg_guard * k_cg_guard * rho;
-            for (int j = 0; j < d.cg_iterations && rho > stop && rho > 0.0; ++j) {
-                const Vec12 q = H * p;
-                const double curvature = p.dot(q);
-                if (!(curvature > 0.0)) {
-                    if (j == 0 && m_min > 0.0) {
-                        dir = (rho / (m_min * p.dot(p))) * p; // curvature of inertia alone along p
-                    }
-                    break;
-                }
-                const double alpha = rho / curvature;
-                dir += alpha * p;
-                r -= alpha * q;
-                const double next = r.dot(r);
-                p = r + (next / rho) * p;
-                rho = next;
-            }
+            Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
             // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
             //    of the stencil's vertices moving (spec §2.5, §2.6).
             double t = 1.0;

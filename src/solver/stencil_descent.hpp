@@ -33,6 +33,7 @@
 /// State carried across steps: the sweep counter n of the color schedule, and κ's bounds (κ restarts
 /// every step); B, ŝ_i and κ_i are rebuilt every step.
 
+#include "kernels/small_matrix.hpp"
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/step_bound.hpp"
@@ -45,6 +46,37 @@
 #include <optional>
 
 namespace intact::solver {
+
+/// The local Newton step of one stencil (spec §2.3, Alg. 1): at most `iterations` CG iterations on
+/// H Δ = −g from Δ = 0, stopping when ‖r‖ ≤ 1e-6 ‖g‖. Curvature guard: on a direction p with pᵀHp ≤ 0
+/// the first iteration takes the step of inertia alone along p (curvature m_min pᵀp, m_min the stencil's
+/// smallest free mass; none when m_min is 0) and later ones stop. Device-callable.
+KOKKOS_INLINE_FUNCTION kernels::Vec12
+local_newton_cg(const kernels::Mat12& H, const kernels::Vec12& g, int iterations, double m_min) {
+    constexpr double guard = 1e-6; // ε_cg
+    kernels::Vec12 step = kernels::Vec12::Zero();
+    kernels::Vec12 r = -g;
+    kernels::Vec12 p = r;
+    double rho = r.dot(r);
+    const double stop = guard * guard * rho;
+    for (int j = 0; j < iterations && rho > stop && rho > 0.0; ++j) {
+        const kernels::Vec12 q = H * p;
+        const double curvature = p.dot(q);
+        if (!(curvature > 0.0)) {
+            if (j == 0 && m_min > 0.0) {
+                step = (rho / (m_min * p.dot(p))) * p;
+            }
+            break;
+        }
+        const double alpha = rho / curvature;
+        step += alpha * p;
+        r -= alpha * q;
+        const double next = r.dot(r);
+        p = r + (next / rho) * p;
+        rho = next;
+    }
+    return step;
+}
 
 /// The device data of the sweep kernels (stencil_descent.cpp). Nodes index the stencil layout; the
 /// first `num_nodes` (the LocalMesh's) are stencil vertices.
