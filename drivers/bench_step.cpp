@@ -6,8 +6,9 @@
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 28 --steps 5 --repeats 1 --alone 0   (≈ 1 M
 //   tets)
 //
-// Options: --solver ipc|al|both (both: the same pile with each, and the ratios al / ipc), --scene FILE (run
-// that scene for `steps` steps instead of the pile).
+// Options: --solver NAME[,NAME...] (ipc, al, stencil_descent; both = ipc,al: the same scene with each, and
+// the ratios second / first for two), --scene FILE (run that scene for `steps` steps instead of the pile),
+// e.g. the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent.
 //
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
@@ -23,6 +24,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -168,8 +170,15 @@ int main(int argc, char** argv) {
 
     // 2. For each solver: rank 0 alone (unless --alone 0), then all ranks.
     const std::string which = intact::bench::text_option(argc, argv, "--solver", "ipc");
-    std::vector<std::string> solvers =
-        which == "both" ? std::vector<std::string>{"ipc", "al"} : std::vector<std::string>{which};
+    std::vector<std::string> solvers;
+    for (std::size_t at = 0; at <= which.size();) {
+        const std::size_t comma = std::min(which.find(',', at), which.size());
+        solvers.push_back(which.substr(at, comma - at));
+        at = comma + 1;
+    }
+    if (which == "both") {
+        solvers = {"ipc", "al"};
+    }
     std::vector<std::pair<PileRun, PileRun>> runs;
     for (const std::string& solver : solvers) {
         json document = scene;
@@ -216,13 +225,15 @@ int main(int argc, char** argv) {
             }
         }
         if (solvers.size() == 2) {
-            const PileRun& ipc = runs[0].second;
-            const PileRun& al = runs[1].second;
-            std::printf(
-                "al / ipc on %d ranks: Newton %.3f, PCG %.3f, wall per simulated second (medians) %.3f\n",
-                runtime.size(), static_cast<double>(al.newton) / static_cast<double>(ipc.newton),
-                static_cast<double>(al.pcg) / static_cast<double>(ipc.pcg),
-                al.per_step.median / ipc.per_step.median);
+            const PileRun& first = runs[0].second;
+            const PileRun& second = runs[1].second;
+            std::printf("%s / %s on %d ranks: Newton (or sweeps) %.3f, PCG %.3f, wall per simulated second "
+                        "(medians) %.3f\n",
+                        solvers[1].c_str(), solvers[0].c_str(), runtime.size(),
+                        static_cast<double>(second.newton) / static_cast<double>(first.newton),
+                        first.pcg > 0 ? static_cast<double>(second.pcg) / static_cast<double>(first.pcg)
+                                      : 0.0,
+                        second.per_step.median / first.per_step.median);
         }
     }
     return 0;

@@ -22,8 +22,8 @@ enum BarrierOrder : int { k_energy = 0, k_gradient = 1, k_hessian = 2 };
 // for point–edge cases, the translation-free 9×9 block otherwise (kernels/pair_projection.hpp). The
 // point–point and point–edge forms only for unmollified pairs (the mollifier moves all four vertices).
 template <class Case>
-KOKKOS_INLINE_FUNCTION void
-project_by_case(kernels::Mat12& H, const kernels::Vec3 (&x)[4], Case which, bool interior, double db, double ddb) {
+KOKKOS_INLINE_FUNCTION void project_by_case(
+    kernels::Mat12& H, const kernels::Vec3 (&x)[4], Case which, bool interior, double db, double ddb) {
     if (interior) {
         kernels::project_psd_translation_free<4>(H);
         return;
@@ -124,8 +124,13 @@ KOKKOS_INLINE_FUNCTION double pair_barrier(int kind,
 /// side), on s = d², d = n·(x0 − x1): +∞ for d ≤ 0; with `order` ≥ k_gradient the gradient over {x0, x1}
 /// (slots 0 and 1 of 12, (g, −g), g = b′(s) 2 d n) and with k_hessian the PSD Hessian
 /// [[K, −K], [−K, K]], K = max(0, 4 s b″ + 2 b′) n nᵀ (the clamp keeps it PSD).
-KOKKOS_INLINE_FUNCTION double
-point_plane_barrier(const kernels::Vec3& x0, const kernels::Vec3& x1, const kernels::Vec3& n, double s_hat, int order, kernels::Vec12& g, kernels::Mat12& H) {
+KOKKOS_INLINE_FUNCTION double point_plane_barrier(const kernels::Vec3& x0,
+                                                  const kernels::Vec3& x1,
+                                                  const kernels::Vec3& n,
+                                                  double s_hat,
+                                                  int order,
+                                                  kernels::Vec12& g,
+                                                  kernels::Mat12& H) {
     g.setZero();
     if (order == k_hessian) {
         H.setZero();

@@ -52,7 +52,8 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
 }
 
 /// The plane normal of a point–plane pair (zero for other kinds).
-KOKKOS_INLINE_FUNCTION kernels::Vec3 pair_plane_normal(int kind, const int rows[4], const SurfaceTopology& topology) {
+KOKKOS_INLINE_FUNCTION kernels::Vec3
+pair_plane_normal(int kind, const int rows[4], const SurfaceTopology& topology) {
     if (kind != k_point_plane) {
         return kernels::Vec3::Zero();
     }

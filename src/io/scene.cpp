@@ -203,7 +203,8 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
             sd.fail(key, "must be >= 1", fix);
         }
     };
-    at_least_one("cg_iterations", o.cg_iterations, "give the CG iterations per stencil, e.g. 12 (the stencil's DOFs)");
+    at_least_one("cg_iterations", o.cg_iterations,
+                 "give the CG iterations per stencil, e.g. 12 (the stencil's DOFs)");
     at_least_one("colors", o.colors, "give T, the colors per scheme, e.g. 15");
     if (o.colors > 254) {
         sd.fail("colors", "must be at most 254", "give T, the colors per scheme, e.g. 15");
@@ -214,16 +215,19 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
     }
     o.toi_factor = sd.optional<double>("toi_factor", o.toi_factor);
     if (!(o.toi_factor > 0.0 && o.toi_factor < 1.0)) {
-        sd.fail("toi_factor", "must be in (0, 1)", "give the fraction of a stencil's bound it may take, e.g. 0.8");
+        sd.fail("toi_factor", "must be in (0, 1)",
+                "give the fraction of a stencil's bound it may take, e.g. 0.8");
     }
     at_least_one("max_sweeps", o.max_sweeps, "give the most hybrid sweeps per step, e.g. 2000");
     o.tolerance = sd.optional<double>("tolerance", o.tolerance);
     if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
-        sd.fail("tolerance", "must be in [0, 1)", "give the relative gradient norm that ends a step, e.g. 1e-4");
+        sd.fail("tolerance", "must be in [0, 1)",
+                "give the relative gradient norm that ends a step, e.g. 1e-4");
     }
     o.warm_start_sweeps = sd.optional<int>("warm_start_sweeps", o.warm_start_sweeps);
     if (o.warm_start_sweeps < 0) {
-        sd.fail("warm_start_sweeps", "must be >= 0", "give the most warm-start sweeps per step, e.g. 30 (0: none)");
+        sd.fail("warm_start_sweeps", "must be >= 0",
+                "give the most warm-start sweeps per step, e.g. 30 (0: none)");
     }
     sd.finish();
 }
@@ -514,10 +518,11 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     JsonObject solver = root.optional_object("solver");
     scene.solver = solver.optional<std::string>("type", scene.solver);
     if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "stencil_descent") {
-        solver.fail("type", "unknown solver '" + scene.solver + "'",
-                    "use \"ipc\" (projected Newton with the log barrier), \"al\" (barrier-free augmented "
-                    "Lagrangian with a CCD-built active set; needs contact) or \"stencil_descent\" (Newton-free "
-                    "second-order stencil descent)");
+        solver.fail(
+            "type", "unknown solver '" + scene.solver + "'",
+            "use \"ipc\" (projected Newton with the log barrier), \"al\" (barrier-free augmented "
+            "Lagrangian with a CCD-built active set; needs contact) or \"stencil_descent\" (Newton-free "
+            "second-order stencil descent)");
     }
     if (solver.has("stencil_descent")) {
         if (scene.solver != "stencil_descent") {

@@ -147,14 +147,15 @@ struct AlOptions {
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
 };
 
-/// `solver.stencil_descent`: second-order stencil descent (stencil descent spec §6.1; README "Solvers").
+/// `solver.stencil_descent`: second-order stencil descent (stencil descent spec §6.1; README "Stencil
+/// descent").
 struct StencilDescentOptions {
-    int cg_iterations = 12;    ///< CG iterations per stencil and sweep (12 = the stencil's DOFs)
-    int colors = 15;           ///< T, colors per scheme
-    int schemes = 3;           ///< S, color schemes (more are added until every tet has a color in one)
-    double toi_factor = 0.8;   ///< a clipped stencil step takes this fraction of its local bound
-    int max_sweeps = 2000;     ///< cap per step (logged; the step reports not converged)
-    double tolerance = 1e-4;   ///< ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs ends the step
+    int cg_iterations = 12;     ///< CG iterations per stencil and sweep (12 = the stencil's DOFs)
+    int colors = 15;            ///< T, colors per scheme
+    int schemes = 3;            ///< S, color schemes (more are added until every tet has a color in one)
+    double toi_factor = 0.8;    ///< a clipped stencil step takes this fraction of its local bound
+    int max_sweeps = 2000;      ///< cap per step (logged; the step reports not converged)
+    double tolerance = 1e-4;    ///< ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs ends the step
     int warm_start_sweeps = 30; ///< most warm-start sweeps per step (0: no warm start)
 };
 
@@ -201,7 +202,7 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    std::string solver = "ipc";                ///< "ipc" or "al"
+    std::string solver = "ipc";                ///< "ipc", "al" or "stencil_descent"
     AlOptions al;
     StencilDescentOptions stencil_descent;
     std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second

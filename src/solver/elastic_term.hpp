@@ -25,6 +25,7 @@ public:
     using ElementScalars = Kokkos::View<double*, MemSpace>;
     using ElementGradients = Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>;
     using ElementHessians = Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace>;
+    using RestInverses = Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace>;
 
     ElasticTerm(const LocalMesh& mesh, const io::Scene& scene);
 
@@ -53,7 +54,7 @@ public:
     }
     ElementHessians hessians() const { return m_hessians; }
     /// Per local element: D_m⁻¹ (rest edge matrix inverse) and the rest volume V (m³).
-    Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverses() const { return m_dm_inverse; }
+    RestInverses dm_inverses() const { return m_dm_inverse; }
     Kokkos::View<const double*, MemSpace> volumes() const { return m_volume; }
     int num_owned_elements() const { return m_num_owned_elements; }
 

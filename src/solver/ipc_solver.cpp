@@ -66,8 +66,8 @@ void start_barrier_stiffness(MPI_Comm comm,
     // (friction is not lagged yet), and ∇B needs no Hessian.
     potential.assemble_elastic(x, problem);
     contact.update(x, obstacles);
-    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(), 1.0,
-                                 false, scratch);
+    contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(),
+                                 1.0, false, scratch);
     potential.gradient_of(scratch, product);
     const auto gradient = potential.gradient();
     const auto barrier = product;
@@ -88,8 +88,8 @@ void start_barrier_stiffness(MPI_Comm comm,
 }
 
 void IpcSolver::start_kappa(const NodeField& x, const StepProblem& problem) {
-    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary.obstacle_positions(), x, problem,
-                            m_kappa_stencils, m_product, *m_kappa);
+    start_barrier_stiffness(m_parts.comm, m_potential, *m_contact, m_boundary.obstacle_positions(), x,
+                            problem, m_kappa_stencils, m_product, *m_kappa);
 }
 
 bool IpcSolver::arrival_is_safe(const NodeField& x, PhaseSeconds& seconds) {

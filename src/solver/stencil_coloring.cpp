@@ -43,7 +43,8 @@ NodeElements node_elements(const std::vector<std::array<int, 4>>& tets, int num_
 
 } // namespace
 
-StencilColoring color_stencils(const std::vector<std::array<GlobalId, 4>>& global_tets, int colors, int schemes) {
+StencilColoring
+color_stencils(const std::vector<std::array<GlobalId, 4>>& global_tets, int colors, int schemes) {
     INTACT_REQUIRE(colors >= 1 && colors < k_grey, "stencil coloring: " << colors << " colors (1 to 254)");
     const int num_elements = static_cast<int>(global_tets.size());
     // Dense node numbering.
@@ -57,7 +58,8 @@ StencilColoring color_stencils(const std::vector<std::array<GlobalId, 4>>& globa
     for (std::size_t e = 0; e < tets.size(); ++e) {
         for (int a = 0; a < 4; ++a) {
             tets[e][static_cast<std::size_t>(a)] = static_cast<int>(
-                std::lower_bound(ids.begin(), ids.end(), global_tets[e][static_cast<std::size_t>(a)]) - ids.begin());
+                std::lower_bound(ids.begin(), ids.end(), global_tets[e][static_cast<std::size_t>(a)]) -
+                ids.begin());
         }
     }
     const NodeElements around = node_elements(tets, static_cast<int>(ids.size()));
@@ -65,7 +67,8 @@ StencilColoring color_stencils(const std::vector<std::array<GlobalId, 4>>& globa
     auto neighbours = [&](int e, std::vector<int>& out) {
         out.clear();
         for (int n : tets[static_cast<std::size_t>(e)]) {
-            for (int k = around.offsets[static_cast<std::size_t>(n)]; k < around.offsets[static_cast<std::size_t>(n) + 1]; ++k) {
+            for (int k = around.offsets[static_cast<std::size_t>(n)];
+                 k < around.offsets[static_cast<std::size_t>(n) + 1]; ++k) {
                 const int f = around.elements[static_cast<std::size_t>(k)];
                 if (f != e) {
                     out.push_back(f);
@@ -142,7 +145,8 @@ StencilColoring global_stencil_coloring(MPI_Comm comm, const LocalMesh& mesh, in
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size), 0);
     INTACT_CHECK_MPI(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
     for (int r = 1; r < size; ++r) {
-        displs[static_cast<std::size_t>(r)] = displs[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
+        displs[static_cast<std::size_t>(r)] =
+            displs[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
     }
     std::vector<GlobalId> all(rank == 0 ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
     INTACT_CHECK_MPI(MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
@@ -156,7 +160,8 @@ StencilColoring global_stencil_coloring(MPI_Comm comm, const LocalMesh& mesh, in
         const std::size_t n = all.size() / 5;
         std::vector<std::size_t> order(n);
         std::iota(order.begin(), order.end(), std::size_t{0});
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[5 * a] < all[5 * b]; });
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return all[5 * a] < all[5 * b]; });
         std::vector<std::array<GlobalId, 4>> tets(n);
         gids.resize(n);
         for (std::size_t k = 0; k < n; ++k) {
@@ -173,21 +178,26 @@ StencilColoring global_stencil_coloring(MPI_Comm comm, const LocalMesh& mesh, in
     gids.resize(static_cast<std::size_t>(header[0]));
     global.color.resize(static_cast<std::size_t>(header[0]) * static_cast<std::size_t>(header[1]));
     INTACT_CHECK_MPI(MPI_Bcast(gids.data(), header[0], MPI_INT64_T, 0, comm));
-    INTACT_CHECK_MPI(MPI_Bcast(global.color.data(), static_cast<int>(global.color.size()), MPI_UINT8_T, 0, comm));
+    INTACT_CHECK_MPI(
+        MPI_Bcast(global.color.data(), static_cast<int>(global.color.size()), MPI_UINT8_T, 0, comm));
 
     // 3. The colors of this rank's local elements.
     StencilColoring local;
     local.schemes = header[1];
     local.colors = colors;
     local.num_elements = mesh.num_local_elements();
-    local.color.resize(static_cast<std::size_t>(local.schemes) * static_cast<std::size_t>(local.num_elements));
+    local.color.resize(static_cast<std::size_t>(local.schemes) *
+                       static_cast<std::size_t>(local.num_elements));
     for (int e = 0; e < local.num_elements; ++e) {
-        const auto it = std::lower_bound(gids.begin(), gids.end(), mesh.element_global_id[static_cast<std::size_t>(e)]);
+        const auto it =
+            std::lower_bound(gids.begin(), gids.end(), mesh.element_global_id[static_cast<std::size_t>(e)]);
         INTACT_REQUIRE(it != gids.end() && *it == mesh.element_global_id[static_cast<std::size_t>(e)],
-                       "stencil coloring: element " << mesh.element_global_id[static_cast<std::size_t>(e)] << " has no color");
+                       "stencil coloring: element " << mesh.element_global_id[static_cast<std::size_t>(e)]
+                                                    << " has no color");
         const auto k = static_cast<std::size_t>(it - gids.begin());
         for (int s = 0; s < local.schemes; ++s) {
-            local.color[static_cast<std::size_t>(s) * static_cast<std::size_t>(local.num_elements) + static_cast<std::size_t>(e)] =
+            local.color[static_cast<std::size_t>(s) * static_cast<std::size_t>(local.num_elements) +
+                        static_cast<std::size_t>(e)] =
                 global.color[static_cast<std::size_t>(s) * gids.size() + k];
         }
     }

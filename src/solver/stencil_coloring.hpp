@@ -24,9 +24,9 @@ constexpr std::uint8_t k_grey = 255;
 constexpr int k_max_schemes = 8;
 
 struct StencilColoring {
-    int schemes = 0;                  ///< S' ≥ S
-    int colors = 0;                   ///< T
-    std::vector<std::uint8_t> color;  ///< color[s × num_elements + e] ∈ [0, T) or k_grey
+    int schemes = 0;                 ///< S' ≥ S
+    int colors = 0;                  ///< T
+    std::vector<std::uint8_t> color; ///< color[s × num_elements + e] ∈ [0, T) or k_grey
     int num_elements = 0;
     std::uint8_t of(int scheme, int element) const {
         return color[static_cast<std::size_t>(scheme) * static_cast<std::size_t>(num_elements) +

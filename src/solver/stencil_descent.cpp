@@ -31,8 +31,8 @@ using kernels::Mat12;
 using kernels::Vec12;
 using KVec3 = kernels::Vec3;
 
-constexpr double k_armijo = 1e-4;  // c₁ of the local line search (spec §2.7)
-constexpr int k_backtracks = 10;   // L_max
+constexpr double k_armijo = 1e-4;               // c₁ of the local line search (spec §2.7)
+constexpr int k_backtracks = 10;                // L_max
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 
 // V ψ(F) of one element of any material (+∞ for an inverted neo-Hookean element).
@@ -78,11 +78,14 @@ KOKKOS_INLINE_FUNCTION int slot_of(const int (&nodes)[4], int n) {
     return -1;
 }
 
-KOKKOS_INLINE_FUNCTION KVec3 row3(const NodeField& f, int n) { return KVec3(f(n, 0), f(n, 1), f(n, 2)); }
+KOKKOS_INLINE_FUNCTION KVec3 row3(const NodeField& f, int n) {
+    return KVec3(f(n, 0), f(n, 1), f(n, 2));
+}
 
 // Weighted barrier b_i κ_i of pair p with stencil positions x (pair_positions order); the derivatives when
 // order > energy.
-KOKKOS_INLINE_FUNCTION double pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
+KOKKOS_INLINE_FUNCTION double
+pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
     const int kind = d.pairs.kind(p);
     const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
     double b = 0.0;
@@ -90,8 +93,9 @@ KOKKOS_INLINE_FUNCTION double pair_term(const StencilData& d, int p, const KVec3
         b = contact::point_plane_barrier(x[0], x[1], contact::pair_plane_normal(kind, rows, d.topology),
                                          d.pair_s_hat(p), order, g, H);
     } else {
-        b = contact::pair_barrier(kind, x, d.pair_s_hat(p), contact::pair_mollifier_threshold(kind, rows, d.topology),
-                                  order, false, g, H);
+        b = contact::pair_barrier(kind, x, d.pair_s_hat(p),
+                                  contact::pair_mollifier_threshold(kind, rows, d.topology), order, false, g,
+                                  H);
     }
     const double kappa = d.pair_kappa(p);
     if (order != contact::k_energy) {
@@ -122,7 +126,8 @@ KOKKOS_INLINE_FUNCTION void pair_positions_moved(const StencilData& d,
 
 // E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element
 // touching them once and each pair touching them once (counted at its first stencil slot).
-KOKKOS_INLINE_FUNCTION double stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& dir, double alpha) {
+KOKKOS_INLINE_FUNCTION double
+stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& dir, double alpha) {
     double change = 0.0;
     for (int a = 0; a < 4; ++a) {
         const int v = nodes[a];
@@ -149,7 +154,8 @@ KOKKOS_INLINE_FUNCTION double stencil_energy_change(const StencilData& d, const 
                 const int n = d.tets(e, c);
                 before[c] = row3(d.x, n);
                 const int s = slot_of(nodes, n);
-                after[c] = s < 0 ? before[c] : before[c] + alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+                after[c] =
+                    s < 0 ? before[c] : before[c] + alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
             }
             if (d.elastic > 0.0) {
                 change += d.elastic * d.h2c * (element_energy(d, e, after) - element_energy(d, e, before));
@@ -160,7 +166,8 @@ KOKKOS_INLINE_FUNCTION double stencil_energy_change(const StencilData& d, const 
             bool first = true;
             for (int b = 0; b < a; ++b) {
                 for (int j = 0; j < 4; ++j) {
-                    first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b && d.pair_nodes(p, j) == nodes[b]);
+                    first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
+                                       d.pair_nodes(p, j) == nodes[b]);
                 }
             }
             if (!first) {
@@ -171,14 +178,16 @@ KOKKOS_INLINE_FUNCTION double stencil_energy_change(const StencilData& d, const 
             Mat12 H;
             pair_positions_moved(d, p, nodes, dir, 0.0, before, moved);
             pair_positions_moved(d, p, nodes, dir, alpha, after, moved);
-            change += pair_term(d, p, after, contact::k_energy, g, H) - pair_term(d, p, before, contact::k_energy, g, H);
+            change += pair_term(d, p, after, contact::k_energy, g, H) -
+                      pair_term(d, p, before, contact::k_energy, g, H);
         }
     }
     return change;
 }
 
 // The local gradient and Hessian of stencil k (fixed slots zeroed, their diagonal the identity).
-KOKKOS_INLINE_FUNCTION void stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, double& m_min) {
+KOKKOS_INLINE_FUNCTION void
+stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, double& m_min) {
     g.setZero();
     H.setZero();
     m_min = 0.0;
@@ -215,7 +224,8 @@ KOKKOS_INLINE_FUNCTION void stencil_system(const StencilData& d, const int (&nod
                     }
                     for (int i = 0; i < 3; ++i) {
                         for (int j = 0; j < 3; ++j) {
-                            H(3 * a + i, 3 * b + j) += d.elastic * d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
+                            H(3 * a + i, 3 * b + j) +=
+                                d.elastic * d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
                         }
                     }
                 }
@@ -249,7 +259,8 @@ void StencilDescent::vertex_derivatives() {
             double g[3];
             double D[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
             for (int i = 0; i < 3; ++i) {
-                g[i] = d.mass(v) * (d.x(v, i) - d.x_hat(v, i)) - d.h2c * (d.mass(v) * d.gravity[i] + d.force(v, i));
+                g[i] = d.mass(v) * (d.x(v, i) - d.x_hat(v, i)) -
+                       d.h2c * (d.mass(v) * d.gravity[i] + d.force(v, i));
                 D[i][i] = d.mass(v);
             }
             for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
@@ -286,7 +297,8 @@ void StencilDescent::pair_derivatives() {
     Kokkos::parallel_for(
         "intact::solver::stencil_pair_derivatives", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
         KOKKOS_LAMBDA(const int p) {
-            const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
+            const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2),
+                                 d.pairs.rows(p, 3)};
             KVec3 x[4];
             contact::pair_positions(d.pairs.kind(p), rows, d.xs, x);
             Vec12 g;
@@ -304,8 +316,8 @@ void StencilDescent::pair_derivatives() {
 void StencilDescent::compute_steps(int first) {
     const StencilData d = m_data;
     Kokkos::parallel_for(
-        "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(first, d.num_elements + d.num_pairs),
-        KOKKOS_LAMBDA(const int k) {
+        "intact::solver::stencil_local_steps",
+        Kokkos::RangePolicy<ExecSpace>(first, d.num_elements + d.num_pairs), KOKKOS_LAMBDA(const int k) {
             int nodes[4];
             stencil_nodes(d, k, nodes);
             Vec12 g;
@@ -339,13 +351,14 @@ void StencilDescent::compute_steps(int first) {
                 }
                 for (int k2 = d.pair_offsets(v); k2 < d.pair_offsets(v + 1); ++k2) {
                     const int pi = d.pair_entries(k2, 0);
-                    const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2), d.pairs.rows(pi, 3)};
+                    const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2),
+                                         d.pairs.rows(pi, 3)};
                     const int kind = d.pairs.kind(pi);
                     KVec3 start[4], moved[4];
                     pair_positions_moved(d, pi, nodes, dir, 0.0, start, moved);
                     const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
-                    const double bound =
-                        contact::pair_time_of_impact_at(kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0);
+                    const double bound = contact::pair_time_of_impact_at(
+                        kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0);
                     t = bound < t ? bound : t;
                 }
             }
@@ -374,7 +387,8 @@ void StencilDescent::compute_steps(int first) {
 void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
     const StencilData d = m_data;
     Kokkos::parallel_for(
-        "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned), KOKKOS_LAMBDA(const int v) {
+        "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
             double sum[3] = {0.0, 0.0, 0.0};
             int count = 0;
             int committed = -1;
@@ -424,7 +438,8 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     // K5: x ← x + α Δx on every local row, then the layout's halo.
     const NodeField delta = m_delta;
     Kokkos::parallel_for(
-        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes), KOKKOS_LAMBDA(const int v) {
+        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
                 x(v, i) += alpha * delta(v, i);
             }
@@ -483,11 +498,12 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
       m_product("intact::solver::stencil_product", local.num_local_nodes()) {
     int size = 1;
     MPI_Comm_size(parts.comm, &size);
-    INTACT_REQUIRE(!m_contact || size == 1,
-                   parts.scene.file << ": solver.type \"stencil_descent\" with contact runs on one rank in this "
-                                       "version (barrier stencils across partitions are not distributed yet); run "
-                                       "it on 1 rank, or use solver.type \"ipc\" or \"al\" on "
-                                    << size << " ranks");
+    INTACT_REQUIRE(
+        !m_contact || size == 1,
+        parts.scene.file << ": solver.type \"stencil_descent\" with contact runs on one rank in this "
+                            "version (barrier stencils across partitions are not distributed yet); run "
+                            "it on 1 rank, or use solver.type \"ipc\" or \"al\" on "
+                         << size << " ranks");
     build_static_data(local);
     if (m_contact) {
         double mass = 0.0;
@@ -495,7 +511,8 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
         for (int i = 0; i < m_data.num_owned; ++i) {
             mass += host_mass(i);
         }
-        const double nodes = static_cast<double>(comm::allreduce_sum(parts.comm, std::int64_t{m_data.num_owned}));
+        const double nodes =
+            static_cast<double>(comm::allreduce_sum(parts.comm, std::int64_t{m_data.num_owned}));
         m_kappa.emplace(comm::allreduce_sum(parts.comm, mass) / nodes, m_contact->dhat(), parts.length);
         m_parts.potential.set_contact(*m_contact);
         m_data.topology = m_contact->topology();
@@ -526,7 +543,9 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
     auto lambda = Kokkos::create_mirror_view(d.lambda);
     std::vector<double> density(static_cast<std::size_t>(num_layout_elements));
     for (int e = 0; e < num_layout_elements; ++e) {
-        const auto& material = m_parts.scene.bodies[static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)])].material;
+        const auto& material =
+            m_parts.scene.bodies[static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)])]
+                .material;
         const auto lame = kernels::lame_from_youngs<>(material.youngs_modulus, material.poisson_ratio);
         model(e) = static_cast<int>(material_model(material.model));
         mu(e) = lame.mu;
@@ -539,12 +558,14 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
 
     // Elements around each stencil vertex, by ascending global element id (the fixed order of every sum),
     // and the lumped masses summed in that order.
-    std::vector<std::vector<std::pair<GlobalId, std::array<int, 2>>>> around(static_cast<std::size_t>(d.num_nodes));
+    std::vector<std::vector<std::pair<GlobalId, std::array<int, 2>>>> around(
+        static_cast<std::size_t>(d.num_nodes));
     for (int e = 0; e < num_layout_elements; ++e) {
         for (int a = 0; a < 4; ++a) {
             const int n = mesh.tets[static_cast<std::size_t>(e)][static_cast<std::size_t>(a)];
             if (n < d.num_nodes) {
-                around[static_cast<std::size_t>(n)].push_back({mesh.element_global_id[static_cast<std::size_t>(e)], {e, a}});
+                around[static_cast<std::size_t>(n)].push_back(
+                    {mesh.element_global_id[static_cast<std::size_t>(e)], {e, a}});
             }
         }
     }
@@ -559,7 +580,8 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
         std::sort(list.begin(), list.end());
         offsets(v + 1) = offsets(v) + static_cast<int>(list.size());
     }
-    d.element_entries = decltype(d.element_entries)("intact::solver::stencil_element_entries", offsets(d.num_nodes));
+    d.element_entries =
+        decltype(d.element_entries)("intact::solver::stencil_element_entries", offsets(d.num_nodes));
     auto entries = Kokkos::create_mirror_view(d.element_entries);
     for (int v = 0; v < d.num_nodes; ++v) {
         mass(v) = 0.0;
@@ -597,7 +619,8 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
     d.pair_s_hat = StencilData::RealView("intact::solver::stencil_pair_s_hat", 0);
     d.pair_kappa = StencilData::RealView("intact::solver::stencil_pair_kappa", 0);
     d.pairs.kind = Kokkos::View<int*, MemSpace>("intact::solver::stencil_pair_kind", 0);
-    d.pairs.rows = Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::solver::stencil_pair_rows", 0);
+    d.pairs.rows =
+        Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::solver::stencil_pair_rows", 0);
     d.pair_derivatives.resize(0, true);
 }
 
@@ -620,7 +643,8 @@ void StencilDescent::load_state(const NodeField& x, const StepProblem& problem) 
     const bool has_force = force.extent(0) > 0;
     const int num_owned = d.num_owned;
     Kokkos::parallel_for(
-        "intact::solver::stencil_load_state", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes), KOKKOS_LAMBDA(const int v) {
+        "intact::solver::stencil_load_state", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
                 d.x(v, i) = x(v, i);
                 d.x_hat(v, i) = x_hat(v, i);
@@ -631,7 +655,9 @@ void StencilDescent::load_state(const NodeField& x, const StepProblem& problem) 
     m_parts.halo.gather(d.x_hat);
     m_parts.halo.gather(d.force);
     m_data.h2c = problem.weight * problem.h * problem.h;
-    m_data.gravity = problem.gravity;
+    for (int i = 0; i < 3; ++i) {
+        m_data.gravity[i] = problem.gravity[static_cast<std::size_t>(i)];
+    }
 }
 
 void StencilDescent::add_pairs(const contact::PairList& found) {
@@ -666,13 +692,14 @@ void StencilDescent::add_pairs(const contact::PairList& found) {
                     near = n.dot(start[0] + step[0] - start[1] - step[1]) < dhat;
                 } else if (!near) {
                     double toi = 1.0;
-                    near = kind(k) == contact::k_point_triangle
-                               ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], start[0] + step[0],
-                                                             start[1] + step[1], start[2] + step[2], start[3] + step[3],
-                                                             dhat, 1.0, toi)
-                               : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], start[0] + step[0],
-                                                        start[1] + step[1], start[2] + step[2], start[3] + step[3],
-                                                        dhat, 1.0, toi);
+                    near =
+                        kind(k) == contact::k_point_triangle
+                            ? kernels::point_triangle_ccd(
+                                  start[0], start[1], start[2], start[3], start[0] + step[0],
+                                  start[1] + step[1], start[2] + step[2], start[3] + step[3], dhat, 1.0, toi)
+                            : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3],
+                                                     start[0] + step[0], start[1] + step[1],
+                                                     start[2] + step[2], start[3] + step[3], dhat, 1.0, toi);
                 }
                 distance(k) = near ? s : -1.0;
             });
@@ -772,8 +799,9 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
     m_pair_set.clear();
     Kokkos::deep_copy(m_data.pair_offsets, 0);
     m_contact->surface().begin_step(x);
-    start_barrier_stiffness(m_parts.comm, m_parts.potential, *m_contact, m_parts.boundary.obstacle_positions(), x,
-                            problem, m_kappa_stencils, m_product, *m_kappa);
+    start_barrier_stiffness(m_parts.comm, m_parts.potential, *m_contact,
+                            m_parts.boundary.obstacle_positions(), x, problem, m_kappa_stencils, m_product,
+                            *m_kappa);
     m_kappa->reset_distance(m_contact->min_squared_distance());
     const NodeField path = m_delta;
     const NodeField x_hat = m_data.x_hat;
@@ -784,7 +812,8 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
                 path(v, i) = x_hat(v, i) - x(v, i);
             }
         });
-    m_contact->update_segment(x, m_parts.boundary.obstacle_positions(), path, m_parts.boundary.obstacle_step());
+    m_contact->update_segment(x, m_parts.boundary.obstacle_positions(), path,
+                              m_parts.boundary.obstacle_step());
     add_pairs(m_contact->swept());
     m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
 }
@@ -801,11 +830,12 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             ScopedTimer timer(seconds.step_bound);
             alpha = m_bound.along(x, boundary.step(), boundary);
         }
-        INTACT_REQUIRE(alpha >= 1.0, m_parts.scene.file
-                                         << ": stencil_descent places prescribed nodes and obstacles at the step's "
-                                            "start, and this step's prescribed motion would invert an element or "
-                                            "close a contact gap by more than 80% (safe fraction "
-                                         << alpha << "); use a smaller time.dt or solver.type \"ipc\"");
+        INTACT_REQUIRE(alpha >= 1.0,
+                       m_parts.scene.file
+                           << ": stencil_descent places prescribed nodes and obstacles at the step's "
+                              "start, and this step's prescribed motion would invert an element or "
+                              "close a contact gap by more than 80% (safe fraction "
+                           << alpha << "); use a smaller time.dt or solver.type \"ipc\"");
         boundary.arrive(x);
     }
 
@@ -822,10 +852,11 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         const StencilData d = m_data;
         Kokkos::parallel_reduce(
             "intact::solver::stencil_mass_norm", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
-            KOKKOS_LAMBDA(const int v, double& sum) { sum += 3.0 * d.free(v) * d.mass(v) * d.mass(v); }, mass_squared);
+            KOKKOS_LAMBDA(const int v, double& sum) { sum += 3.0 * d.free(v) * d.mass(v) * d.mass(v); },
+            mass_squared);
     }
-    const double floor =
-        m_settings.stop.acceleration * problem.h * problem.h * std::sqrt(comm::allreduce_sum(m_parts.comm, mass_squared));
+    const double floor = m_settings.stop.acceleration * problem.h * problem.h *
+                         std::sqrt(comm::allreduce_sum(m_parts.comm, mass_squared));
 
     // 3. Warm start (spec §4): Jacobi sweeps on inertia, load and barriers alone.
     if (m_options.warm_start_sweeps > 0) {
@@ -873,9 +904,9 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         const double norm = std::sqrt(gradient_norm_squared());
         initial_norm = sweep == 0 ? norm : initial_norm;
         result.residual = norm;
-        result.residual_acceleration = mass_scaled_max_norm(m_parts.comm, m_data.gradient, m_data.mass, m_data.free,
-                                                            m_data.num_owned) /
-                                       (problem.h * problem.h);
+        result.residual_acceleration =
+            mass_scaled_max_norm(m_parts.comm, m_data.gradient, m_data.mass, m_data.free, m_data.num_owned) /
+            (problem.h * problem.h);
         if (norm <= m_options.tolerance * initial_norm + floor) {
             result.converged = true;
             break;

@@ -36,10 +36,10 @@
 #include "kernels/small_matrix.hpp"
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/solver/elastic_term.hpp"
-#include "src/solver/step_bound.hpp"
-#include "src/solver/step_solver.hpp"
 #include "src/solver/stencil_coloring.hpp"
 #include "src/solver/stencil_layout.hpp"
+#include "src/solver/step_bound.hpp"
+#include "src/solver/step_solver.hpp"
 
 #include <array>
 #include <map>
@@ -83,38 +83,39 @@ local_newton_cg(const kernels::Mat12& H, const kernels::Vec12& g, int iterations
 struct StencilData {
     using IntView = Kokkos::View<int*, MemSpace>;
     using RealView = Kokkos::View<double*, MemSpace>;
-    int num_nodes = 0;      ///< stencil vertices (LocalMesh nodes)
-    int num_owned = 0;      ///< owned nodes
-    int num_elements = 0;   ///< element stencils (LocalMesh elements)
-    int num_pairs = 0;      ///< barrier stencils (|B|)
-    double h2c = 0.0;       ///< c h²
-    double elastic = 1.0;   ///< weight of elasticity: 0 in the warm start (spec §4)
-    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets;   ///< layout elements
+    int num_nodes = 0;    ///< stencil vertices (LocalMesh nodes)
+    int num_owned = 0;    ///< owned nodes
+    int num_elements = 0; ///< element stencils (LocalMesh elements)
+    int num_pairs = 0;    ///< barrier stencils (|B|)
+    double h2c = 0.0;     ///< c h²
+    double elastic = 1.0; ///< weight of elasticity: 0 in the warm start (spec §4)
+    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets; ///< layout elements
     Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
     Kokkos::View<const double*, MemSpace> volume;
     ElasticTerm::ElementGradients element_gradient; ///< per layout element, V ψ's gradient (unweighted)
     ElasticTerm::ElementHessians element_hessian;   ///< per layout element, V ψ's PSD Hessian
-    IntView model;            ///< per layout element: MaterialModel
-    RealView mu, lambda;      ///< per layout element (Pa)
-    IntView element_offsets;  ///< per stencil vertex: [offsets(v), offsets(v+1)) in element_entries
-    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> element_entries; ///< (element, slot), by element gid
-    IntView pair_offsets;     ///< per stencil vertex, into pair_entries
-    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pair_entries;    ///< (pair, slot), pair order
-    Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> pair_nodes;      ///< per pair slot: node or −1
-    RealView mass;                          ///< per stencil vertex (kg), summed in element-id order
+    IntView model;                                  ///< per layout element: MaterialModel
+    RealView mu, lambda;                            ///< per layout element (Pa)
+    IntView element_offsets; ///< per stencil vertex: [offsets(v), offsets(v+1)) in element_entries
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace>
+        element_entries;  ///< (element, slot), by element gid
+    IntView pair_offsets; ///< per stencil vertex, into pair_entries
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pair_entries; ///< (pair, slot), pair order
+    Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> pair_nodes;   ///< per pair slot: node or −1
+    RealView mass;                              ///< per stencil vertex (kg), summed in element-id order
     Kokkos::View<const double*, MemSpace> free; ///< per stencil vertex: 1 free, 0 prescribed
-    NodeField x, x_hat, force; ///< layout rows (x), stencil vertices (x̂, f)
-    NodeField gradient;        ///< per stencil vertex, g_v
+    NodeField x, x_hat, force;                  ///< layout rows (x), stencil vertices (x̂, f)
+    NodeField gradient;                         ///< per stencil vertex, g_v
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> diagonal; ///< per stencil vertex, D_v
-    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> steps;       ///< per stencil, Δ^[k]
-    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color;     ///< (scheme, element)
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> steps;      ///< per stencil, Δ^[k]
+    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color;    ///< (scheme, element)
     // Pairs of B: kind, rows, ŝ_i, κ_i; their weighted gradients and PSD Hessians at x.
     contact::PairList pairs;
     RealView pair_s_hat, pair_kappa;
     contact::PairStencils pair_derivatives;
     contact::SurfaceField xs; ///< the contact model's positions at x
     contact::SurfaceTopology topology;
-    Vec3 gravity{};
+    double gravity[3] = {0.0, 0.0, 0.0}; ///< m/s² (a plain array: device code reads it)
     int cg_iterations = 12;
     double toi_factor = 0.8;
 };
@@ -147,10 +148,14 @@ public:
     /// Public for CUDA lambdas: ‖g‖₂² over free owned rows.
     double gradient_norm_squared() const;
 
+    /// Public for CUDA lambdas: B at the step's start (κ, then the pairs near the inertial path). Collective.
+    void start_pairs(const NodeField& x, const StepProblem& problem);
+    /// Public for CUDA lambdas: the pairs of `found` that come within d̂ on the contact model's segment
+    /// join B. Local.
+    void add_pairs(const contact::PairList& found);
+
 private:
     void build_static_data(const LocalMesh& local);
-    void start_pairs(const NodeField& x, const StepProblem& problem);
-    void add_pairs(const contact::PairList& found);
     void rebuild_pair_adjacency();
 
     StepParts m_parts;

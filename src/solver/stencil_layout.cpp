@@ -11,15 +11,19 @@ namespace intact::solver {
 namespace {
 
 // Send blocks[r] to rank r and return what every rank sent here, concatenated in rank order.
-template <class T> std::vector<T> exchange(MPI_Comm comm, const std::vector<std::vector<T>>& blocks, MPI_Datatype type) {
+template <class T>
+std::vector<T> exchange(MPI_Comm comm, const std::vector<std::vector<T>>& blocks, MPI_Datatype type) {
     const int size = static_cast<int>(blocks.size());
     std::vector<int> send_counts(static_cast<std::size_t>(size)), recv_counts(static_cast<std::size_t>(size));
-    std::vector<int> send_displs(static_cast<std::size_t>(size), 0), recv_displs(static_cast<std::size_t>(size), 0);
+    std::vector<int> send_displs(static_cast<std::size_t>(size), 0),
+        recv_displs(static_cast<std::size_t>(size), 0);
     std::vector<T> send;
     for (int r = 0; r < size; ++r) {
         send_displs[static_cast<std::size_t>(r)] = static_cast<int>(send.size());
-        send_counts[static_cast<std::size_t>(r)] = static_cast<int>(blocks[static_cast<std::size_t>(r)].size());
-        send.insert(send.end(), blocks[static_cast<std::size_t>(r)].begin(), blocks[static_cast<std::size_t>(r)].end());
+        send_counts[static_cast<std::size_t>(r)] =
+            static_cast<int>(blocks[static_cast<std::size_t>(r)].size());
+        send.insert(send.end(), blocks[static_cast<std::size_t>(r)].begin(),
+                    blocks[static_cast<std::size_t>(r)].end());
     }
     INTACT_CHECK_MPI(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
     int total = 0;
@@ -40,7 +44,9 @@ struct Answer {
     std::vector<std::vector<double>> positions;
 };
 
-Answer answer_requests(MPI_Comm comm, const LocalMesh& local, const std::vector<std::vector<std::int64_t>>& asked_by) {
+Answer answer_requests(MPI_Comm comm,
+                       const LocalMesh& local,
+                       const std::vector<std::vector<std::int64_t>>& asked_by) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     const int size = static_cast<int>(asked_by.size());
@@ -62,7 +68,8 @@ Answer answer_requests(MPI_Comm comm, const LocalMesh& local, const std::vector<
         for (std::int64_t gid : asked_by[static_cast<std::size_t>(r)]) {
             const auto it = index.find(gid);
             INTACT_REQUIRE(it != index.end() && it->second < local.num_owned_nodes,
-                           "stencil layout: rank " << rank << " was asked for node " << gid << " it does not own");
+                           "stencil layout: rank " << rank << " was asked for node " << gid
+                                                   << " it does not own");
             const auto& touching = elements_of[static_cast<std::size_t>(it->second)];
             elements.insert(elements.end(), touching.begin(), touching.end());
         }
@@ -84,7 +91,8 @@ Answer answer_requests(MPI_Comm comm, const LocalMesh& local, const std::vector<
             const int owner = n < local.num_owned_nodes
                                   ? rank
                                   : local.ghost_owner[static_cast<std::size_t>(n - local.num_owned_nodes)];
-            answer.nodes[static_cast<std::size_t>(r)].push_back(local.node_global_id[static_cast<std::size_t>(n)]);
+            answer.nodes[static_cast<std::size_t>(r)].push_back(
+                local.node_global_id[static_cast<std::size_t>(n)]);
             answer.nodes[static_cast<std::size_t>(r)].push_back(owner);
             for (double c : local.rest_position[static_cast<std::size_t>(n)]) {
                 answer.positions[static_cast<std::size_t>(r)].push_back(c);
@@ -110,7 +118,8 @@ StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const 
     std::vector<std::vector<std::int64_t>> requests(static_cast<std::size_t>(size));
     for (int n = local.num_owned_nodes; n < local.num_local_nodes(); ++n) {
         const int owner = local.ghost_owner[static_cast<std::size_t>(n - local.num_owned_nodes)];
-        requests[static_cast<std::size_t>(owner)].push_back(local.node_global_id[static_cast<std::size_t>(n)]);
+        requests[static_cast<std::size_t>(owner)].push_back(
+            local.node_global_id[static_cast<std::size_t>(n)]);
     }
     const std::vector<std::int64_t> asked = exchange(comm, requests, MPI_INT64_T);
     // Who asked what: the answers of exchange come back in rank order with the counts we know.
@@ -183,7 +192,8 @@ StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const 
     }
 
     // 4. The halo over every ghost row.
-    auto plan = std::make_shared<comm::HaloPlan>(comm, mesh.num_owned_nodes, mesh.node_global_id, mesh.ghost_owner);
+    auto plan =
+        std::make_shared<comm::HaloPlan>(comm, mesh.num_owned_nodes, mesh.node_global_id, mesh.ghost_owner);
     layout.halo = std::make_unique<comm::HaloExchange>(plan, comm::make_transport(comm, transport));
     return layout;
 }

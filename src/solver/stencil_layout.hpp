@@ -26,7 +26,7 @@ struct StencilLayout {
     /// rest_position, node_global_id, ghost_owner, tets and element_body are filled for all rows; the
     /// outer nodes have no velocity, constraint or motion (they are never a stencil's free vertex here).
     LocalMesh mesh;
-    int num_stencils = 0;                    ///< elements whose stencils this rank evaluates
+    int num_stencils = 0;                     ///< elements whose stencils this rank evaluates
     std::unique_ptr<comm::HaloExchange> halo; ///< owner → ghosts over every ghost row of `mesh`
 };
 

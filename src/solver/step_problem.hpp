@@ -57,8 +57,8 @@ struct StepResult {
     int sweeps = -1;                ///< stencil descent: hybrid sweeps of the step (−1: none; null)
     int warm_start_sweeps = -1;     ///< stencil descent: warm-start sweeps of the step (−1: none; null)
     long long barrier_stencils = -1; ///< stencil descent: |B| at the step's end, all ranks (−1: none; null)
-    double grey_fraction = -1.0;    ///< stencil descent: GREY share of the coloring (−1: none; null)
-    PhaseSeconds seconds;           ///< where this rank's time went
+    double grey_fraction = -1.0;     ///< stencil descent: GREY share of the coloring (−1: none; null)
+    PhaseSeconds seconds;            ///< where this rank's time went
 };
 
 } // namespace intact::solver

@@ -89,7 +89,8 @@ TEST(StencilColoring, SameColorStencilsShareNoVertexAndEveryTetHasAColor) {
             ASSERT_LT(c, 12);
             covered[static_cast<std::size_t>(e)] = 1;
             for (GlobalId v : tets[static_cast<std::size_t>(e)]) {
-                EXPECT_TRUE(used.insert({c, v}).second) << "scheme " << s << " color " << int(c) << " vertex " << v;
+                EXPECT_TRUE(used.insert({c, v}).second)
+                    << "scheme " << s << " color " << int(c) << " vertex " << v;
             }
         }
     }
@@ -178,7 +179,8 @@ TEST(StencilDescent, HeldBeamMatchesNewton) {
         }
     }
     if (world_rank() == 0) {
-        std::printf("held beam: sag %.4e m, |sd - ipc| %.3e m, %d sweeps in %d steps\n", sag, difference, sweeps, steps);
+        std::printf("held beam: sag %.4e m, |sd - ipc| %.3e m, %d sweeps in %d steps\n", sag, difference,
+                    sweeps, steps);
     }
     EXPECT_GT(sag, 1e-3);
     EXPECT_LT(difference, 1e-3 * sag);
@@ -196,7 +198,8 @@ TEST(StencilDescent, SamePositionsOnEveryRankCount) {
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
     if (world_rank() == 0) {
         {
-            Simulation serial(alone, io::parse_scene(document, "ranks.json"), output_dir("ranks_serial", alone));
+            Simulation serial(alone, io::parse_scene(document, "ranks.json"),
+                              output_dir("ranks_serial", alone));
             rest = gather_positions(serial, alone);
             serial.run();
             reference = gather_positions(serial, alone);
@@ -244,7 +247,8 @@ TEST(StencilDescent, BlockRestsOnAPlaneCarryingItsWeight) {
     for (int n = 0; n < 60; ++n) {
         result = simulation.step();
         EXPECT_GT(result.min_distance, 0.0) << "step " << n;
-        const double z_min = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2] < 0 ? 1.0 : 0.0; });
+        const double z_min =
+            mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[2] < 0 ? 1.0 : 0.0; });
         EXPECT_EQ(z_min, 0.0) << "a vertex below the plane at step " << n;
         if (n == 49) {
             vz_before = mean_over_nodes(simulation, [](const Vec3&, const Vec3& v) { return v[2]; });
