@@ -183,6 +183,11 @@ int main(int argc, char** argv) {
     for (const std::string& solver : solvers) {
         json document = scene;
         document["solver"]["type"] = solver;
+        for (const char* section : {"al", "stencil_descent"}) {
+            if (solver != section) {
+                document["solver"].erase(section); // another method's settings
+            }
+        }
         PileRun one;
         if (alone && runtime.size() > 1) {
             MPI_Comm single;
