@@ -6,9 +6,10 @@
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_step --cubes 8 --cells 28 --steps 5 --repeats 1 --alone 0   (≈ 1 M
 //   tets)
 //
-// Options: --solver ipc|al|bal|both|all or a comma list such as ipc,bal (both: ipc,al; all: ipc,al,bal; the
+// Options: --solver NAME[,NAME...] (ipc, al, bal, stencil_descent; both = ipc,al; all = ipc,al,bal: the
 // same scene with each, and the ratios to the first), --preconditioner block_jacobi|decade_warm_start|both
-// (each solver with each), --scene FILE (run that scene for `steps` steps instead of the pile).
+// (each Newton solver with each), --scene FILE (run that scene for `steps` steps instead of the pile), e.g.
+// the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent.
 //
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
@@ -24,6 +25,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -188,16 +190,27 @@ int main(int argc, char** argv) {
     for (std::size_t start = 0; start <= list.size();) {
         const std::size_t end = std::min(list.find(',', start), list.size());
         const std::string solver = list.substr(start, end - start);
+        start = end + 1;
+        json base = scene;
+        base["solver"]["type"] = solver;
+        for (const char* section : {"al", "bal", "stencil_descent"}) {
+            if (solver != section) {
+                base["solver"].erase(section); // another method's settings
+            }
+        }
+        if (solver == "stencil_descent") { // no global system, so no preconditioner
+            documents.push_back(base);
+            solvers.push_back(solver);
+            continue;
+        }
         for (const std::string& p : preconditioners) {
-            json document = scene;
-            document["solver"]["type"] = solver;
+            json document = base;
             document["solver"]["preconditioner"] = p;
             documents.push_back(document);
             solvers.push_back(preconditioners.size() > 1 || p != "block_jacobi"
                                   ? solver + (p == "block_jacobi" ? "/bj" : "/dws")
                                   : solver);
         }
-        start = end + 1;
     }
     std::vector<std::pair<PileRun, PileRun>> runs;
     for (const json& document : documents) {
@@ -245,15 +258,17 @@ int main(int argc, char** argv) {
         const PileRun& first = runs[0].second;
         for (std::size_t k = 1; k < solvers.size(); ++k) {
             const PileRun& other = runs[k].second;
-            std::printf(
-                "%s / %s on %d ranks: Newton %.3f, PCG %.3f, PCG per Newton %.3f, wall per simulated second "
-                "(medians) %.3f\n",
-                solvers[k].c_str(), solvers[0].c_str(), runtime.size(),
-                static_cast<double>(other.newton) / static_cast<double>(first.newton),
-                static_cast<double>(other.pcg) / static_cast<double>(first.pcg),
-                (static_cast<double>(other.pcg) / static_cast<double>(other.newton)) /
-                    (static_cast<double>(first.pcg) / static_cast<double>(first.newton)),
-                other.per_step.median / first.per_step.median);
+            std::printf("%s / %s on %d ranks: Newton (or sweeps) %.3f, PCG %.3f, PCG per Newton %.3f, wall "
+                        "per simulated "
+                        "second (medians) %.3f\n",
+                        solvers[k].c_str(), solvers[0].c_str(), runtime.size(),
+                        static_cast<double>(other.newton) / static_cast<double>(first.newton),
+                        first.pcg > 0 ? static_cast<double>(other.pcg) / static_cast<double>(first.pcg) : 0.0,
+                        first.pcg > 0 && other.newton > 0
+                            ? (static_cast<double>(other.pcg) / static_cast<double>(other.newton)) /
+                                  (static_cast<double>(first.pcg) / static_cast<double>(first.newton))
+                            : 0.0,
+                        other.per_step.median / first.per_step.median);
         }
     }
     return 0;

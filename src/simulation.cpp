@@ -168,9 +168,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         m_contact->update(m_x, m_boundary->obstacle_positions());
         check_initial_contact(dhat);
     }
-    m_solver = solver::make_step_solver(
-        solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary, m_contact.get(), diagonal},
-        m_newton_settings);
+    m_solver = solver::make_step_solver(solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary,
+                                                          m_contact.get(), diagonal, &m_local},
+                                        m_newton_settings);
     // The integrator's start (Newmark's a⁰, A-search's H⁰ and ∇P(x⁰)) sees the solver's terms; the
     // contact model is at x⁰. Until the first step, contact energies take c = 1 (they are zero at x⁰).
     m_problem.h = m_scene.dt;
@@ -440,6 +440,13 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"augmented_pairs",
               result.augmented_pairs >= 0 ? nlohmann::json(result.augmented_pairs) : nlohmann::json(nullptr)},
              {"sigma", result.sigma >= 0.0 ? nlohmann::json(result.sigma) : nlohmann::json(nullptr)},
+             {"sweeps", result.sweeps >= 0 ? nlohmann::json(result.sweeps) : nlohmann::json(nullptr)},
+             {"warm_start_sweeps", result.warm_start_sweeps >= 0 ? nlohmann::json(result.warm_start_sweeps)
+                                                                 : nlohmann::json(nullptr)},
+             {"barrier_stencils", result.barrier_stencils >= 0 ? nlohmann::json(result.barrier_stencils)
+                                                               : nlohmann::json(nullptr)},
+             {"grey_fraction",
+              result.grey_fraction >= 0.0 ? nlohmann::json(result.grey_fraction) : nlohmann::json(nullptr)},
              {"kinetic_energy", e[0]},
              {"elastic_energy", e[1]},
              {"gravitational_energy", e[2]},

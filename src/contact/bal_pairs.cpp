@@ -45,7 +45,7 @@ KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
     phi.mu = state.lambda(i);
     phi.slack = state.slack(i);
     if (kind == k_point_plane) {
-        return plane_potential(rows, xs, topology, phi, g, H);
+        return plane_potential(rows, xs, topology, phi, order, g, H);
     }
     Vec3 x[4];
     pair_positions(kind, rows, xs, x);

@@ -72,13 +72,14 @@ void barrier_derivatives(const PairList& active,
             const int kind = active.kind(i);
             Vec12 g = Vec12::Zero();
             Mat12 H = Mat12::Zero();
+            const int order = hessian ? k_hessian : k_gradient;
             if (kind == k_point_plane) {
-                plane_potential(rows, xs, topology, BarrierPhi{s_hat}, g, H);
+                plane_potential(rows, xs, topology, BarrierPhi{s_hat}, order, g, H);
             } else {
                 Vec3 x[4];
                 pair_positions(kind, rows, xs, x);
                 pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
-                               hessian ? k_hessian : k_gradient, full_projection, g, H);
+                               order, full_projection, g, H);
             }
             int stencil[4];
             out_count(i) = pair_stencil_rows(kind, rows, stencil);

@@ -149,18 +149,24 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
     return e * b;
 }
 
-/// φ(d²) of a point–plane pair (signed distance d; +∞ for d ≤ 0), with its gradient (point, plane row)
-/// = (g, −g), g = φ′ 2 d n, and the PSD Hessian [[K, −K], [−K, K]], K = max(0, 4 s φ″ + 2 φ′) n nᵀ.
+/// φ(d²) of a point–plane pair from its point x0, a point x1 of the plane and the plane's unit normal n
+/// (to the free side), d = n·(x0 − x1): +∞ for d ≤ 0, 0 (zero derivatives) where !phi.acts(d²). With
+/// `order` ≥ k_gradient the gradient over {x0, x1} (slots 0 and 1 of 12) = (g, −g), g = φ′ 2 d n; with
+/// k_hessian the PSD Hessian [[K, −K], [−K, K]], K = max(0, 4 s φ″ + 2 φ′) n nᵀ (the clamp keeps it PSD).
+/// The plane's row is prescribed and never owned: the coupling block is how a moving plane pushes.
 template <class Phi>
-KOKKOS_INLINE_FUNCTION double plane_potential(const int rows[4],
-                                              const ConstSurfaceField& xs,
-                                              const SurfaceTopology& topology,
+KOKKOS_INLINE_FUNCTION double plane_potential(const kernels::Vec3& x0,
+                                              const kernels::Vec3& x1,
+                                              const kernels::Vec3& n,
                                               const Phi& phi,
+                                              int order,
                                               kernels::Vec12& gradient,
                                               kernels::Mat12& hessian) {
     gradient.setZero();
-    hessian.setZero();
-    const double d = plane_signed_distance(rows, xs, topology);
+    if (order == k_hessian) {
+        hessian.setZero();
+    }
+    const double d = n.dot(x0 - x1);
     const double s = d * d;
     if (!(d > 0.0)) {
         return kernels::infinity();
@@ -170,21 +176,43 @@ KOKKOS_INLINE_FUNCTION double plane_potential(const int rows[4],
     }
     double b = 0.0, db = 0.0, ddb = 0.0;
     phi(s, b, db, ddb);
-    const double raw = 4.0 * s * ddb + 2.0 * db;
-    const double curvature = 0.0 < raw ? raw : 0.0; // std::max(0.0, raw), NaN included
+    if (order == k_value) {
+        return b;
+    }
     for (int c = 0; c < 3; ++c) {
-        const double n_c = topology.plane_normal(rows[1], c);
-        gradient(c) = db * 2.0 * d * n_c;
+        gradient(c) = db * 2.0 * d * n(c);
         gradient(3 + c) = -gradient(c);
-        for (int e = 0; e < 3; ++e) {
-            const double k = curvature * n_c * topology.plane_normal(rows[1], e);
-            hessian(c, e) = k;
-            hessian(3 + c, 3 + e) = k;
-            hessian(c, 3 + e) = -k;
-            hessian(3 + c, e) = -k;
+    }
+    if (order == k_hessian) {
+        const double raw = 4.0 * s * ddb + 2.0 * db;
+        const double curvature = 0.0 < raw ? raw : 0.0; // std::max(0.0, raw), NaN included
+        for (int c = 0; c < 3; ++c) {
+            for (int e = 0; e < 3; ++e) {
+                const double k = curvature * n(c) * n(e);
+                hessian(c, e) = k;
+                hessian(3 + c, 3 + e) = k;
+                hessian(c, 3 + e) = -k;
+                hessian(3 + c, e) = -k;
+            }
         }
     }
     return b;
+}
+
+/// plane_potential of point–plane pair `rows` at the surface positions xs.
+template <class Phi>
+KOKKOS_INLINE_FUNCTION double plane_potential(const int rows[4],
+                                              const ConstSurfaceField& xs,
+                                              const SurfaceTopology& topology,
+                                              const Phi& phi,
+                                              int order,
+                                              kernels::Vec12& gradient,
+                                              kernels::Mat12& hessian) {
+    kernels::Vec3 x[4];
+    pair_positions(k_point_plane, rows, xs, x);
+    const kernels::Vec3 n(topology.plane_normal(rows[1], 0), topology.plane_normal(rows[1], 1),
+                          topology.plane_normal(rows[1], 2));
+    return plane_potential(x[0], x[1], n, phi, order, gradient, hessian);
 }
 
 } // namespace intact::contact

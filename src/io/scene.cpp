@@ -247,6 +247,43 @@ void read_bal_options(JsonObject& solver, Scene& scene) {
     bal.finish();
 }
 
+// `solver.stencil_descent` (README "Solvers").
+void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
+    auto at_least_one = [&](const char* key, int& value, const char* fix) {
+        value = sd.optional<int>(key, value);
+        if (value < 1) {
+            sd.fail(key, "must be >= 1", fix);
+        }
+    };
+    at_least_one("cg_iterations", o.cg_iterations,
+                 "give the CG iterations per stencil, e.g. 12 (the stencil's DOFs)");
+    at_least_one("colors", o.colors, "give T, the colors per scheme, e.g. 15");
+    if (o.colors > 254) {
+        sd.fail("colors", "must be at most 254", "give T, the colors per scheme, e.g. 15");
+    }
+    at_least_one("schemes", o.schemes, "give S, the number of color schemes, e.g. 3");
+    if (o.schemes > 8) {
+        sd.fail("schemes", "must be at most 8", "give S, the number of color schemes, e.g. 3");
+    }
+    o.toi_factor = sd.optional<double>("toi_factor", o.toi_factor);
+    if (!(o.toi_factor > 0.0 && o.toi_factor < 1.0)) {
+        sd.fail("toi_factor", "must be in (0, 1)",
+                "give the fraction of a stencil's bound it may take, e.g. 0.8");
+    }
+    at_least_one("max_sweeps", o.max_sweeps, "give the most hybrid sweeps per step, e.g. 2000");
+    o.tolerance = sd.optional<double>("tolerance", o.tolerance);
+    if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
+        sd.fail("tolerance", "must be in [0, 1)",
+                "give the relative gradient norm that ends a step, e.g. 1e-4");
+    }
+    o.warm_start_sweeps = sd.optional<int>("warm_start_sweeps", o.warm_start_sweeps);
+    if (o.warm_start_sweeps < 0) {
+        sd.fail("warm_start_sweeps", "must be >= 0",
+                "give the most warm-start sweeps per step, e.g. 30 (0: none)");
+    }
+    sd.finish();
+}
+
 void read_integrator(JsonObject& integrator, Scene& scene) {
     scene.integrator = integrator.optional<std::string>("type", scene.integrator);
     const auto& types = integrator_types();
@@ -532,11 +569,21 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
 
     JsonObject solver = root.optional_object("solver");
     scene.solver = solver.optional<std::string>("type", scene.solver);
-    if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal") {
-        solver.fail("type", "unknown solver '" + scene.solver + "'",
-                    "use \"ipc\" (projected Newton with the log barrier), \"al\" (barrier-free augmented "
-                    "Lagrangian with a CCD-built active set; needs contact) or \"bal\" (barrier-augmented "
-                    "Lagrangian with inexact Newton-PCG, for stiff scenes)");
+    if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal" &&
+        scene.solver != "stencil_descent") {
+        solver.fail(
+            "type", "unknown solver '" + scene.solver + "'",
+            "use \"ipc\" (projected Newton with the log barrier), \"al\" (barrier-free augmented "
+            "Lagrangian with a CCD-built active set; needs contact), \"bal\" (barrier-augmented "
+            "Lagrangian with inexact Newton-PCG, for stiff scenes) or \"stencil_descent\" (Newton-free "
+            "second-order stencil descent)");
+    }
+    if (solver.has("stencil_descent")) {
+        if (scene.solver != "stencil_descent") {
+            solver.fail("stencil_descent", "is set but solver.type is '" + scene.solver + "'",
+                        "set solver.type to \"stencil_descent\", or remove solver.stencil_descent");
+        }
+        read_stencil_descent(solver.object("stencil_descent"), scene.stencil_descent);
     }
     if (scene.solver == "al" && !scene.contact.enabled) {
         solver.fail("type", "\"al\" needs contact, and contact.enabled is false",
@@ -548,6 +595,10 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         solver.fail("preconditioner", "unknown preconditioner '" + scene.preconditioner + "'",
                     "use \"block_jacobi\" (PCG from zero) or \"decade_warm_start\" (PCG started from the "
                     "stiffness-decade group solve)");
+    }
+    if (solver.has("preconditioner") && scene.solver == "stencil_descent") {
+        solver.fail("preconditioner", "is set but solver.type \"stencil_descent\" solves no global system",
+                    "remove solver.preconditioner (it applies to \"ipc\", \"al\" and \"bal\")");
     }
     if (solver.has("al")) {
         if (scene.solver != "al") {

@@ -160,6 +160,18 @@ struct BalOptions {
     std::string friction_update = "per_iteration"; ///< or "per_solve" (lagged once at xᵗ)
 };
 
+/// `solver.stencil_descent`: second-order stencil descent (stencil descent spec §6.1; README "Stencil
+/// descent").
+struct StencilDescentOptions {
+    int cg_iterations = 12;     ///< CG iterations per stencil and sweep (12 = the stencil's DOFs)
+    int colors = 15;            ///< T, colors per scheme
+    int schemes = 3;            ///< S, color schemes (more are added until every tet has a color in one)
+    double toi_factor = 0.8;    ///< a clipped stencil step takes this fraction of its local bound
+    int max_sweeps = 2000;      ///< cap per step (logged; the step reports not converged)
+    double tolerance = 1e-4;    ///< ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs ends the step
+    int warm_start_sweeps = 30; ///< most warm-start sweeps per step (0: no warm start)
+};
+
 /// Integrator names accepted by `integrator.type` (A-search spec §2, §3).
 inline const std::vector<std::string>& integrator_types() {
     static const std::vector<std::string> names{"implicit_euler",    "bdf2",     "newmark",
@@ -203,9 +215,10 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    std::string solver = "ipc";                ///< "ipc", "al" or "bal"
+    std::string solver = "ipc";                ///< "ipc", "al", "bal" or "stencil_descent"
     AlOptions al;
     BalOptions bal;
+    StencilDescentOptions stencil_descent;
     std::string preconditioner = "block_jacobi";  ///< solver.preconditioner: or "decade_warm_start"
     std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)

@@ -25,6 +25,7 @@ public:
     using ElementScalars = Kokkos::View<double*, MemSpace>;
     using ElementGradients = Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>;
     using ElementHessians = Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace>;
+    using RestInverses = Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace>;
 
     ElasticTerm(const LocalMesh& mesh, const io::Scene& scene);
 
@@ -52,6 +53,9 @@ public:
         return m_gradients;
     }
     ElementHessians hessians() const { return m_hessians; }
+    /// Per local element: D_m⁻¹ (rest edge matrix inverse) and the rest volume V (m³).
+    RestInverses dm_inverses() const { return m_dm_inverse; }
+    Kokkos::View<const double*, MemSpace> volumes() const { return m_volume; }
     int num_owned_elements() const { return m_num_owned_elements; }
 
     /// Launch the kernels of one material over the elements `[begin, end)` of the body ordering. Public

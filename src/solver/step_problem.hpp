@@ -57,7 +57,11 @@ struct StepResult {
     double normal_force = -1.0;     ///< AL: Σ λ / h², the total contact normal force (N; −1: none; null)
     long long augmented_pairs = -1; ///< BAL: pairs in the augmentation set A′ at the end (−1: none; null)
     double sigma = -1.0;            ///< BAL: σ at the end of the step (−1: none; null)
-    PhaseSeconds seconds;           ///< where this rank's time went
+    int sweeps = -1;                ///< stencil descent: hybrid sweeps of the step (−1: none; null)
+    int warm_start_sweeps = -1;     ///< stencil descent: warm-start sweeps of the step (−1: none; null)
+    long long barrier_stencils = -1; ///< stencil descent: |B| at the step's end, all ranks (−1: none; null)
+    double grey_fraction = -1.0;     ///< stencil descent: GREY share of the coloring (−1: none; null)
+    PhaseSeconds seconds;            ///< where this rank's time went
 };
 
 } // namespace intact::solver

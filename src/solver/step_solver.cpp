@@ -4,6 +4,7 @@
 #include "src/solver/al_solver.hpp"
 #include "src/solver/bal_solver.hpp"
 #include "src/solver/ipc_solver.hpp"
+#include "src/solver/stencil_descent.hpp"
 
 namespace intact::solver {
 
@@ -14,6 +15,10 @@ std::unique_ptr<StepSolver> make_step_solver(const StepParts& parts, const Newto
     }
     if (parts.scene.solver == "bal") {
         return std::make_unique<BalSolver>(parts, settings);
+    }
+    if (parts.scene.solver == "stencil_descent") {
+        INTACT_REQUIRE(parts.mesh, "solver 'stencil_descent' needs the local mesh in StepParts");
+        return std::make_unique<StencilDescent>(parts, settings, *parts.mesh);
     }
     INTACT_REQUIRE(parts.scene.solver == "ipc",
                    "unknown solver '" << parts.scene.solver << "' (the scene reader checks this)");

@@ -45,6 +45,7 @@ struct StepParts {
     BoundaryMotion& boundary;
     contact::ContactModel* contact = nullptr; ///< null without contact
     double length = 1.0;                      ///< scene bounding-box diagonal l (m)
+    const LocalMesh* mesh = nullptr;          ///< this rank's mesh (stencil descent builds its halo from it)
 };
 
 class StepSolver {

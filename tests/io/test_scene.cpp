@@ -565,4 +565,38 @@ TEST(SceneMesh, PlacesObstacleMeshesAndRejectsZeroLengthSegments) {
     EXPECT_NE(message.find("zero length"), std::string::npos) << message;
 }
 
+TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
+    auto document = intact::test::box_scene();
+    document["solver"] = {{"type", "stencil_descent"},
+                          {"stencil_descent", {{"colors", 10}, {"schemes", 4}, {"tolerance", 1e-6}}}};
+    const intact::io::Scene scene = parse_scene(document, "dir/scene.json");
+    EXPECT_EQ(scene.solver, "stencil_descent");
+    EXPECT_EQ(scene.stencil_descent.colors, 10);
+    EXPECT_EQ(scene.stencil_descent.schemes, 4);
+    EXPECT_EQ(scene.stencil_descent.tolerance, 1e-6);
+    EXPECT_EQ(scene.stencil_descent.cg_iterations, 12);
+    EXPECT_EQ(scene.stencil_descent.toi_factor, 0.8);
+    EXPECT_EQ(scene.stencil_descent.warm_start_sweeps, 30);
+    const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
+        {"cg_iterations", 0, "solver.stencil_descent.cg_iterations", "must be >= 1"},
+        {"colors", 0, "solver.stencil_descent.colors", "must be >= 1"},
+        {"colors", 255, "solver.stencil_descent.colors", "at most 254"},
+        {"schemes", 9, "solver.stencil_descent.schemes", "at most 8"},
+        {"toi_factor", 1.0, "solver.stencil_descent.toi_factor", "(0, 1)"},
+        {"max_sweeps", 0, "solver.stencil_descent.max_sweeps", "must be >= 1"},
+        {"tolerance", 1.0, "solver.stencil_descent.tolerance", "[0, 1)"},
+        {"warm_start_sweeps", -1, "solver.stencil_descent.warm_start_sweeps", "must be >= 0"},
+        {"regular_ccd_every", 2, "solver.stencil_descent.regular_ccd_every", "unknown key"},
+    };
+    for (const auto& [name, value, key, words] : cases) {
+        auto bad = intact::test::box_scene();
+        bad["solver"] = {{"type", "stencil_descent"}, {"stencil_descent", {{name, value}}}};
+        SCOPED_TRACE(key);
+        expect_scene_error(bad, key, words);
+    }
+    auto other = intact::test::box_scene();
+    other["solver"] = {{"type", "ipc"}, {"stencil_descent", {{"colors", 10}}}};
+    expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
+}
+
 } // namespace

@@ -1,0 +1,958 @@
+#include "src/solver/stencil_descent.hpp"
+
+#include "comm/collectives.hpp"
+#include "kernels/ccd_additive.hpp"
+#include "kernels/elastic_element.hpp"
+#include "kernels/lame_parameters.hpp"
+#include "kernels/material_fixed_corotated.hpp"
+#include "kernels/material_linear.hpp"
+#include "kernels/material_neo_hookean.hpp"
+#include "kernels/material_stable_neo_hookean.hpp"
+#include "kernels/material_stvk.hpp"
+#include "kernels/tet_geometry.hpp"
+#include "src/contact/ccd.hpp"
+#include "src/contact/pair_potential.hpp"
+#include "src/contact/pair_toi.hpp"
+#include "src/core/error.hpp"
+#include "src/core/log.hpp"
+#include "src/core/phase_timer.hpp"
+#include "src/io/checkpoint.hpp"
+#include "src/solver/ipc_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace intact::solver {
+
+namespace {
+
+using kernels::Mat12;
+using kernels::Vec12;
+using KVec3 = kernels::Vec3;
+
+constexpr double k_armijo = 1e-4;               // c₁ of the local line search (spec §2.7)
+constexpr int k_backtracks = 10;                // L_max
+constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
+
+// V ψ(F) of one element of any material (+∞ for an inverted neo-Hookean element).
+KOKKOS_INLINE_FUNCTION double element_energy(const StencilData& d, int e, const KVec3 (&q)[4]) {
+    kernels::Mat3 Dm;
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            Dm(r, c) = d.dm_inverse(e, r, c);
+        }
+    }
+    const double mu = d.mu(e);
+    const double lambda = d.lambda(e);
+    const double V = d.volume(e);
+    switch (static_cast<MaterialModel>(d.model(e))) {
+    case MaterialModel::neo_hookean:
+        return kernels::elastic_element(kernels::NeoHookean{mu, lambda}, q, Dm, V, nullptr, nullptr);
+    case MaterialModel::stable_neo_hookean:
+        return kernels::elastic_element(kernels::StableNeoHookean{mu, lambda}, q, Dm, V, nullptr, nullptr);
+    case MaterialModel::fixed_corotated:
+        return kernels::elastic_element(kernels::FixedCorotated{mu, lambda}, q, Dm, V, nullptr, nullptr);
+    case MaterialModel::stvk:
+        return kernels::elastic_element(kernels::StVK{mu, lambda}, q, Dm, V, nullptr, nullptr);
+    case MaterialModel::linear:
+        break;
+    }
+    return kernels::elastic_element(kernels::LinearElastic{mu, lambda}, q, Dm, V, nullptr, nullptr);
+}
+
+// The four nodes of stencil k (elements first, then pairs); −1 for a slot that is no stencil vertex.
+KOKKOS_INLINE_FUNCTION void stencil_nodes(const StencilData& d, int k, int (&nodes)[4]) {
+    for (int a = 0; a < 4; ++a) {
+        nodes[a] = k < d.num_elements ? d.tets(k, a) : d.pair_nodes(k - d.num_elements, a);
+    }
+}
+
+// Slot of node n in stencil `nodes`, or −1.
+KOKKOS_INLINE_FUNCTION int slot_of(const int (&nodes)[4], int n) {
+    for (int a = 0; a < 4; ++a) {
+        if (n >= 0 && nodes[a] == n) {
+            return a;
+        }
+    }
+    return -1;
+}
+
+KOKKOS_INLINE_FUNCTION KVec3 row3(const NodeField& f, int n) {
+    return KVec3(f(n, 0), f(n, 1), f(n, 2));
+}
+
+// Weighted barrier b_i κ_i of pair p with stencil positions x (pair_positions order); the derivatives when
+// order > energy.
+KOKKOS_INLINE_FUNCTION double
+pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
+    const int kind = d.pairs.kind(p);
+    const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
+    double b = 0.0;
+    const contact::BarrierPhi phi{d.pair_s_hat(p)};
+    if (kind == contact::k_point_plane) {
+        b = contact::plane_potential(x[0], x[1], contact::pair_plane_normal(kind, rows, d.topology), phi,
+                                     order, g, H);
+    } else {
+        b = contact::pair_potential(kind, x, phi, contact::pair_mollifier_threshold(kind, rows, d.topology),
+                                    order, false, g, H);
+    }
+    const double kappa = d.pair_kappa(p);
+    if (order != contact::k_value) {
+        g *= kappa;
+        if (order == contact::k_hessian) {
+            H *= kappa;
+        }
+    }
+    return kappa * b;
+}
+
+// Pair p's stencil positions at xs with the stencil's nodes moved by alpha · dir.
+KOKKOS_INLINE_FUNCTION void pair_positions_moved(const StencilData& d,
+                                                 int p,
+                                                 const int (&nodes)[4],
+                                                 const Vec12& dir,
+                                                 double alpha,
+                                                 KVec3 (&x)[4],
+                                                 KVec3 (&moved)[4]) {
+    const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
+    contact::pair_positions(d.pairs.kind(p), rows, d.xs, x);
+    for (int j = 0; j < 4; ++j) {
+        const int a = slot_of(nodes, d.pair_nodes(p, j));
+        moved[j] = a < 0 ? KVec3::Zero() : KVec3(dir(3 * a), dir(3 * a + 1), dir(3 * a + 2));
+        x[j] += alpha * moved[j];
+    }
+}
+
+// E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element
+// touching them once and each pair touching them once (counted at its first stencil slot).
+KOKKOS_INLINE_FUNCTION double
+stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& dir, double alpha) {
+    double change = 0.0;
+    for (int a = 0; a < 4; ++a) {
+        const int v = nodes[a];
+        if (v < 0 || slot_of(nodes, v) != a) {
+            continue;
+        }
+        const KVec3 step = alpha * KVec3(dir(3 * a), dir(3 * a + 1), dir(3 * a + 2));
+        const KVec3 load = d.mass(v) * KVec3(d.gravity[0], d.gravity[1], d.gravity[2]) + row3(d.force, v);
+        change += d.mass(v) * ((row3(d.x, v) - row3(d.x_hat, v)).dot(step) + 0.5 * step.squaredNorm()) -
+                  d.h2c * load.dot(step);
+        for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+            const int e = d.element_entries(k, 0);
+            bool first = true;
+            for (int b = 0; b < a; ++b) {
+                first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
+                                   (d.tets(e, 0) == nodes[b] || d.tets(e, 1) == nodes[b] ||
+                                    d.tets(e, 2) == nodes[b] || d.tets(e, 3) == nodes[b]));
+            }
+            if (!first) {
+                continue;
+            }
+            KVec3 before[4], after[4];
+            for (int c = 0; c < 4; ++c) {
+                const int n = d.tets(e, c);
+                before[c] = row3(d.x, n);
+                const int s = slot_of(nodes, n);
+                after[c] =
+                    s < 0 ? before[c] : before[c] + alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+            }
+            if (d.elastic > 0.0) {
+                change += d.elastic * d.h2c * (element_energy(d, e, after) - element_energy(d, e, before));
+            }
+        }
+        for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+            const int p = d.pair_entries(k, 0);
+            bool first = true;
+            for (int b = 0; b < a; ++b) {
+                for (int j = 0; j < 4; ++j) {
+                    first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
+                                       d.pair_nodes(p, j) == nodes[b]);
+                }
+            }
+            if (!first) {
+                continue;
+            }
+            KVec3 before[4], after[4], moved[4];
+            Vec12 g;
+            Mat12 H;
+            pair_positions_moved(d, p, nodes, dir, 0.0, before, moved);
+            pair_positions_moved(d, p, nodes, dir, alpha, after, moved);
+            change += pair_term(d, p, after, contact::k_value, g, H) -
+                      pair_term(d, p, before, contact::k_value, g, H);
+        }
+    }
+    return change;
+}
+
+// The local gradient and Hessian of stencil k (fixed slots zeroed, their diagonal the identity).
+KOKKOS_INLINE_FUNCTION void
+stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, double& m_min) {
+    g.setZero();
+    H.setZero();
+    m_min = 0.0;
+    bool any = false;
+    for (int a = 0; a < 4; ++a) {
+        const int v = nodes[a];
+        const bool free = v >= 0 && d.free(v) > 0.0 && slot_of(nodes, v) == a;
+        if (!free) {
+            for (int i = 0; i < 3; ++i) {
+                H(3 * a + i, 3 * a + i) = 1.0;
+            }
+            continue;
+        }
+        m_min = !any || d.mass(v) < m_min ? d.mass(v) : m_min;
+        any = true;
+        for (int i = 0; i < 3; ++i) {
+            g(3 * a + i) = d.gradient(v, i);
+            for (int j = 0; j < 3; ++j) {
+                H(3 * a + i, 3 * a + j) = d.diagonal(v, i, j);
+            }
+        }
+        for (int b = 0; b < 4; ++b) {
+            const int u = nodes[b];
+            if (b == a || u < 0 || u == v || d.free(u) <= 0.0 || slot_of(nodes, u) != b) {
+                continue;
+            }
+            // Off-diagonal block (a, b): the elements and pairs containing both v and u.
+            for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+                const int e = d.element_entries(k, 0);
+                const int sa = d.element_entries(k, 1);
+                for (int sb = 0; sb < 4; ++sb) {
+                    if (d.tets(e, sb) != u) {
+                        continue;
+                    }
+                    for (int i = 0; i < 3; ++i) {
+                        for (int j = 0; j < 3; ++j) {
+                            H(3 * a + i, 3 * b + j) +=
+                                d.elastic * d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
+                        }
+                    }
+                }
+            }
+            for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+                const int p = d.pair_entries(k, 0);
+                const int sa = d.pair_entries(k, 1);
+                for (int sb = 0; sb < 4; ++sb) {
+                    if (d.pair_nodes(p, sb) != u) {
+                        continue;
+                    }
+                    for (int i = 0; i < 3; ++i) {
+                        for (int j = 0; j < 3; ++j) {
+                            H(3 * a + i, 3 * b + j) += d.pair_derivatives.hessian(p, 3 * sa + i, 3 * sb + j);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+void StencilDescent::vertex_derivatives() {
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_vertex_derivatives", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            // g_v = m (x − x̂) − c h² (m g + f) + c h² Σ_e ∇_v(V ψ) + Σ_i κ_i ∇_v b_i; D_v likewise.
+            double g[3];
+            double D[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+            for (int i = 0; i < 3; ++i) {
+                g[i] = d.mass(v) * (d.x(v, i) - d.x_hat(v, i)) -
+                       d.h2c * (d.mass(v) * d.gravity[i] + d.force(v, i));
+                D[i][i] = d.mass(v);
+            }
+            for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+                const int e = d.element_entries(k, 0);
+                const int s = d.element_entries(k, 1);
+                for (int i = 0; i < 3; ++i) {
+                    g[i] += d.elastic * d.h2c * d.element_gradient(e, 3 * s + i);
+                    for (int j = 0; j < 3; ++j) {
+                        D[i][j] += d.elastic * d.h2c * d.element_hessian(e, 3 * s + i, 3 * s + j);
+                    }
+                }
+            }
+            for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+                const int p = d.pair_entries(k, 0);
+                const int s = d.pair_entries(k, 1);
+                for (int i = 0; i < 3; ++i) {
+                    g[i] += d.pair_derivatives.gradient(p, 3 * s + i);
+                    for (int j = 0; j < 3; ++j) {
+                        D[i][j] += d.pair_derivatives.hessian(p, 3 * s + i, 3 * s + j);
+                    }
+                }
+            }
+            for (int i = 0; i < 3; ++i) {
+                d.gradient(v, i) = d.free(v) * g[i];
+                for (int j = 0; j < 3; ++j) {
+                    d.diagonal(v, i, j) = D[i][j];
+                }
+            }
+        });
+}
+
+void StencilDescent::pair_derivatives() {
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_pair_derivatives", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
+        KOKKOS_LAMBDA(const int p) {
+            const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2),
+                                 d.pairs.rows(p, 3)};
+            KVec3 x[4];
+            contact::pair_positions(d.pairs.kind(p), rows, d.xs, x);
+            Vec12 g;
+            Mat12 H;
+            pair_term(d, p, x, contact::k_hessian, g, H);
+            for (int i = 0; i < 12; ++i) {
+                d.pair_derivatives.gradient(p, i) = g(i);
+                for (int j = 0; j < 12; ++j) {
+                    d.pair_derivatives.hessian(p, i, j) = H(i, j);
+                }
+            }
+        });
+}
+
+void StencilDescent::compute_steps(int first) {
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_local_steps",
+        Kokkos::RangePolicy<ExecSpace>(first, d.num_elements + d.num_pairs), KOKKOS_LAMBDA(const int k) {
+            int nodes[4];
+            stencil_nodes(d, k, nodes);
+            Vec12 g;
+            Mat12 H;
+            double m_min = 0.0;
+            stencil_system(d, nodes, g, H, m_min);
+            // 1. Local Newton-CG with the curvature guard (spec §2.3).
+            Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
+            // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
+            //    of the stencil's vertices moving (spec §2.5, §2.6).
+            double t = 1.0;
+            for (int a = 0; a < 4; ++a) {
+                const int v = nodes[a];
+                if (v < 0) {
+                    continue;
+                }
+                for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
+                    const int e = d.element_entries(k2, 0);
+                    if (d.model(e) != static_cast<int>(MaterialModel::neo_hookean)) {
+                        continue;
+                    }
+                    KVec3 q[4], dq[4];
+                    for (int c = 0; c < 4; ++c) {
+                        const int n = d.tets(e, c);
+                        q[c] = row3(d.x, n);
+                        const int s = slot_of(nodes, n);
+                        dq[c] = s < 0 ? KVec3::Zero() : KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+                    }
+                    const double bound = kernels::max_step_keeping_volume(q, dq, 0.2);
+                    t = bound < t ? bound : t;
+                }
+                for (int k2 = d.pair_offsets(v); k2 < d.pair_offsets(v + 1); ++k2) {
+                    const int pi = d.pair_entries(k2, 0);
+                    const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2),
+                                         d.pairs.rows(pi, 3)};
+                    const int kind = d.pairs.kind(pi);
+                    KVec3 start[4], moved[4];
+                    pair_positions_moved(d, pi, nodes, dir, 0.0, start, moved);
+                    const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
+                    const double bound = contact::pair_time_of_impact_at(
+                        kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0);
+                    t = bound < t ? bound : t;
+                }
+            }
+            if (t < 1.0) {
+                dir *= d.toi_factor * t;
+            }
+            // 3. Armijo backtracking on E^[k] (spec §2.7); no decrease: no step.
+            const double slope = g.dot(dir);
+            double alpha = 1.0;
+            bool accepted = false;
+            if (slope < 0.0) {
+                for (int i = 0; i < k_backtracks && !accepted; ++i, alpha *= 0.5) {
+                    const double change = stencil_energy_change(d, nodes, dir, alpha);
+                    accepted = change <= k_armijo * alpha * slope;
+                    if (accepted) {
+                        break;
+                    }
+                }
+            }
+            for (int i = 0; i < 12; ++i) {
+                d.steps(k, i) = accepted ? alpha * dir(i) : 0.0;
+            }
+        });
+}
+
+void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            double sum[3] = {0.0, 0.0, 0.0};
+            int count = 0;
+            int committed = -1;
+            for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+                const int e = d.element_entries(k, 0);
+                const int s = d.element_entries(k, 1);
+                if (e < d.num_elements && d.color(scheme, e) == color) {
+                    committed = k;
+                }
+                for (int i = 0; i < 3 && e < d.num_elements; ++i) {
+                    sum[i] += d.steps(e, 3 * s + i);
+                }
+                count += e < d.num_elements ? 1 : 0;
+            }
+            for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+                const int p = d.pair_entries(k, 0);
+                const int s = d.pair_entries(k, 1);
+                for (int i = 0; i < 3; ++i) {
+                    sum[i] += d.steps(d.num_elements + p, 3 * s + i);
+                }
+                ++count;
+            }
+            for (int i = 0; i < 3; ++i) {
+                double step = count > 0 ? sum[i] / count : 0.0;
+                if (committed >= 0) {
+                    const int e = d.element_entries(committed, 0);
+                    step = d.steps(e, 3 * d.element_entries(committed, 1) + i);
+                }
+                delta(v, i) = d.free(v) * step;
+            }
+        });
+}
+
+void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
+    // K4: the safety filter on the assembled update m_delta (its ghost rows current): the shared step
+    // bound (inversion, and CCD with a broad phase; global MIN) scales it when an element or a pair would
+    // be violated; the pairs it sweeps join B.
+    double alpha = 1.0;
+    {
+        ScopedTimer timer(seconds.step_bound);
+        alpha = m_bound.along(x, m_delta, m_parts.boundary);
+    }
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        add_pairs(m_contact->swept());
+    }
+    // K5: x ← x + α Δx on every local row, then the layout's halo.
+    const NodeField delta = m_delta;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                x(v, i) += alpha * delta(v, i);
+            }
+        });
+    load_positions(x);
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
+    }
+}
+
+void StencilDescent::commit_warm_start(const NodeField& delta) {
+    // Spec §4 step 4: a vertex in no pair takes the closed-form minimiser of inertia and load, x̂ + c h²
+    // (g + f / m) − x; a vertex in pairs the mean of its barrier stencils' steps (Jacobi).
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_commit_warm_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            const int count = d.pair_offsets(v + 1) - d.pair_offsets(v);
+            for (int i = 0; i < 3; ++i) {
+                double step = 0.0;
+                if (count == 0) {
+                    step = d.x_hat(v, i) + d.h2c * (d.gravity[i] + d.force(v, i) / d.mass(v)) - d.x(v, i);
+                } else {
+                    for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
+                        step += d.steps(d.num_elements + d.pair_entries(k, 0), 3 * d.pair_entries(k, 1) + i);
+                    }
+                    step /= count;
+                }
+                delta(v, i) = d.free(v) * step;
+            }
+        });
+}
+
+double StencilDescent::gradient_norm_squared() const {
+    const StencilData d = m_data;
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::stencil_gradient_norm", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v, double& total) {
+            for (int i = 0; i < 3; ++i) {
+                total += d.free(v) * d.gradient(v, i) * d.gradient(v, i);
+            }
+        },
+        sum);
+    return comm::allreduce_sum(m_parts.comm, sum);
+}
+
+StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& settings, const LocalMesh& local)
+    : m_parts(parts), m_settings(settings), m_options(parts.scene.stencil_descent),
+      m_layout(build_stencil_layout(parts.comm, local, parts.scene.halo_transport)),
+      m_elastic(m_layout.mesh, parts.scene),
+      m_coloring(global_stencil_coloring(parts.comm, local, m_options.colors, m_options.schemes)),
+      m_bound(parts.comm, parts.potential.elastic(), parts.contact), m_contact(parts.contact),
+      m_delta("intact::solver::stencil_delta", local.num_local_nodes()),
+      m_product("intact::solver::stencil_product", local.num_local_nodes()) {
+    int size = 1;
+    MPI_Comm_size(parts.comm, &size);
+    INTACT_REQUIRE(
+        !m_contact || size == 1,
+        parts.scene.file << ": solver.type \"stencil_descent\" with contact runs on one rank in this "
+                            "version (barrier stencils across partitions are not distributed yet); run "
+                            "it on 1 rank, or use solver.type \"ipc\" or \"al\" on "
+                         << size << " ranks");
+    build_static_data(local);
+    if (m_contact) {
+        double mass = 0.0;
+        const auto host_mass = Kokkos::create_mirror_view_and_copy(HostSpace(), m_data.mass);
+        for (int i = 0; i < m_data.num_owned; ++i) {
+            mass += host_mass(i);
+        }
+        const double nodes =
+            static_cast<double>(comm::allreduce_sum(parts.comm, std::int64_t{m_data.num_owned}));
+        m_kappa.emplace(comm::allreduce_sum(parts.comm, mass) / nodes, m_contact->dhat(), parts.length);
+        m_parts.potential.set_contact(*m_contact);
+        m_data.topology = m_contact->topology();
+    }
+}
+
+void StencilDescent::build_static_data(const LocalMesh& local) {
+    const LocalMesh& mesh = m_layout.mesh;
+    StencilData& d = m_data;
+    d.num_nodes = local.num_local_nodes();
+    d.num_owned = local.num_owned_nodes;
+    d.num_elements = m_layout.num_stencils;
+    d.cg_iterations = m_options.cg_iterations;
+    d.toi_factor = m_options.toi_factor;
+    d.tets = m_elastic.tets();
+    d.dm_inverse = m_elastic.dm_inverses();
+    d.volume = m_elastic.volumes();
+    d.element_gradient = m_elastic.gradients();
+    d.element_hessian = m_elastic.hessians();
+
+    // Materials per layout element.
+    const int num_layout_elements = mesh.num_local_elements();
+    d.model = StencilData::IntView("intact::solver::stencil_model", num_layout_elements);
+    d.mu = StencilData::RealView("intact::solver::stencil_mu", num_layout_elements);
+    d.lambda = StencilData::RealView("intact::solver::stencil_lambda", num_layout_elements);
+    auto model = Kokkos::create_mirror_view(d.model);
+    auto mu = Kokkos::create_mirror_view(d.mu);
+    auto lambda = Kokkos::create_mirror_view(d.lambda);
+    std::vector<double> density(static_cast<std::size_t>(num_layout_elements));
+    for (int e = 0; e < num_layout_elements; ++e) {
+        const auto& material =
+            m_parts.scene.bodies[static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)])]
+                .material;
+        const auto lame = kernels::lame_from_youngs<>(material.youngs_modulus, material.poisson_ratio);
+        model(e) = static_cast<int>(material_model(material.model));
+        mu(e) = lame.mu;
+        lambda(e) = lame.lambda;
+        density[static_cast<std::size_t>(e)] = material.density;
+    }
+    Kokkos::deep_copy(d.model, model);
+    Kokkos::deep_copy(d.mu, mu);
+    Kokkos::deep_copy(d.lambda, lambda);
+
+    // Elements around each stencil vertex, by ascending global element id (the fixed order of every sum),
+    // and the lumped masses summed in that order.
+    std::vector<std::vector<std::pair<GlobalId, std::array<int, 2>>>> around(
+        static_cast<std::size_t>(d.num_nodes));
+    for (int e = 0; e < num_layout_elements; ++e) {
+        for (int a = 0; a < 4; ++a) {
+            const int n = mesh.tets[static_cast<std::size_t>(e)][static_cast<std::size_t>(a)];
+            if (n < d.num_nodes) {
+                around[static_cast<std::size_t>(n)].push_back(
+                    {mesh.element_global_id[static_cast<std::size_t>(e)], {e, a}});
+            }
+        }
+    }
+    const auto volume = Kokkos::create_mirror_view_and_copy(HostSpace(), m_elastic.volumes());
+    d.element_offsets = StencilData::IntView("intact::solver::stencil_element_offsets", d.num_nodes + 1);
+    d.mass = StencilData::RealView("intact::solver::stencil_mass", d.num_nodes);
+    auto offsets = Kokkos::create_mirror_view(d.element_offsets);
+    auto mass = Kokkos::create_mirror_view(d.mass);
+    offsets(0) = 0;
+    for (int v = 0; v < d.num_nodes; ++v) {
+        auto& list = around[static_cast<std::size_t>(v)];
+        std::sort(list.begin(), list.end());
+        offsets(v + 1) = offsets(v) + static_cast<int>(list.size());
+    }
+    d.element_entries =
+        decltype(d.element_entries)("intact::solver::stencil_element_entries", offsets(d.num_nodes));
+    auto entries = Kokkos::create_mirror_view(d.element_entries);
+    for (int v = 0; v < d.num_nodes; ++v) {
+        mass(v) = 0.0;
+        int k = offsets(v);
+        for (const auto& [gid, entry] : around[static_cast<std::size_t>(v)]) {
+            entries(k, 0) = entry[0];
+            entries(k, 1) = entry[1];
+            mass(v) += density[static_cast<std::size_t>(entry[0])] * volume(entry[0]) / 4.0;
+            ++k;
+        }
+    }
+    Kokkos::deep_copy(d.element_offsets, offsets);
+    Kokkos::deep_copy(d.element_entries, entries);
+    Kokkos::deep_copy(d.mass, mass);
+
+    // Colors of the element stencils, and the rest of the fields.
+    d.color = decltype(d.color)("intact::solver::stencil_color", m_coloring.schemes, d.num_elements);
+    auto color = Kokkos::create_mirror_view(d.color);
+    for (int s = 0; s < m_coloring.schemes; ++s) {
+        for (int e = 0; e < d.num_elements; ++e) {
+            color(s, e) = m_coloring.of(s, e);
+        }
+    }
+    Kokkos::deep_copy(d.color, color);
+    d.free = m_parts.boundary.free_mask();
+    d.x = NodeField("intact::solver::stencil_x", mesh.num_local_nodes());
+    d.x_hat = NodeField("intact::solver::stencil_x_hat", d.num_nodes);
+    d.force = NodeField("intact::solver::stencil_force", d.num_nodes);
+    d.gradient = NodeField("intact::solver::stencil_gradient", d.num_nodes);
+    d.diagonal = decltype(d.diagonal)("intact::solver::stencil_diagonal", d.num_nodes);
+    d.steps = decltype(d.steps)("intact::solver::stencil_steps", d.num_elements);
+    d.pair_offsets = StencilData::IntView("intact::solver::stencil_pair_offsets", d.num_nodes + 1);
+    d.pair_entries = decltype(d.pair_entries)("intact::solver::stencil_pair_entries", 0);
+    d.pair_nodes = decltype(d.pair_nodes)("intact::solver::stencil_pair_nodes", 0);
+    d.pair_s_hat = StencilData::RealView("intact::solver::stencil_pair_s_hat", 0);
+    d.pair_kappa = StencilData::RealView("intact::solver::stencil_pair_kappa", 0);
+    d.pairs.kind = Kokkos::View<int*, MemSpace>("intact::solver::stencil_pair_kind", 0);
+    d.pairs.rows =
+        Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::solver::stencil_pair_rows", 0);
+    d.pair_derivatives.resize(0, true);
+}
+
+void StencilDescent::load_positions(const NodeField& x) {
+    const StencilData d = m_data;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_load_positions", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                d.x(v, i) = x(v, i);
+            }
+        });
+    m_layout.halo->gather(d.x);
+}
+
+void StencilDescent::load_state(const NodeField& x, const StepProblem& problem) {
+    const StencilData d = m_data;
+    const NodeField x_hat = problem.x_hat;
+    const NodeField force = problem.force;
+    const bool has_force = force.extent(0) > 0;
+    const int num_owned = d.num_owned;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_load_state", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                d.x(v, i) = x(v, i);
+                d.x_hat(v, i) = x_hat(v, i);
+                d.force(v, i) = has_force && v < num_owned ? force(v, i) : 0.0;
+            }
+        });
+    m_layout.halo->gather(d.x);
+    m_parts.halo.gather(d.x_hat);
+    m_parts.halo.gather(d.force);
+    m_data.h2c = problem.weight * problem.h * problem.h;
+    for (int i = 0; i < 3; ++i) {
+        m_data.gravity[i] = problem.gravity[static_cast<std::size_t>(i)];
+    }
+}
+
+void StencilDescent::add_pairs(const contact::PairList& found) {
+    // B only grows within a step (spec §5.1). A swept candidate joins B when it comes within d̂ somewhere
+    // on the contact model's segment positions() → positions() + step() (proximity and CCD hits: additive
+    // CCD with minimum separation d̂), with ŝ_i = max(ŝ, s_i) at the segment's start (the last certified
+    // state) and κ_i = κ d̂ / d̂_i. Broad-phase candidates that stay farther apart are left out: their
+    // customized barrier would act from wherever they are.
+    StencilData& d = m_data;
+    if (found.count == 0) {
+        return;
+    }
+    Kokkos::View<double*, MemSpace> distance("intact::solver::stencil_found_distance", found.count);
+    {
+        const auto kind = found.kind;
+        const auto rows = found.rows;
+        const auto xs = m_contact->positions();
+        const auto ps = m_contact->step();
+        const auto topology = m_contact->topology();
+        const double dhat = m_contact->dhat();
+        Kokkos::parallel_for(
+            "intact::solver::stencil_found_distance", Kokkos::RangePolicy<ExecSpace>(0, found.count),
+            KOKKOS_LAMBDA(const int k) {
+                const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+                const double s = contact::pair_squared_distance(kind(k), r, xs, topology);
+                KVec3 start[4], step[4];
+                contact::pair_positions(kind(k), r, xs, start);
+                contact::pair_positions(kind(k), r, ps, step);
+                bool near = s < dhat * dhat;
+                if (!near && kind(k) == contact::k_point_plane) {
+                    const KVec3 n = contact::pair_plane_normal(kind(k), r, topology);
+                    near = n.dot(start[0] + step[0] - start[1] - step[1]) < dhat;
+                } else if (!near) {
+                    double toi = 1.0;
+                    near =
+                        kind(k) == contact::k_point_triangle
+                            ? kernels::point_triangle_ccd(
+                                  start[0], start[1], start[2], start[3], start[0] + step[0],
+                                  start[1] + step[1], start[2] + step[2], start[3] + step[3], dhat, 1.0, toi)
+                            : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3],
+                                                     start[0] + step[0], start[1] + step[1],
+                                                     start[2] + step[2], start[3] + step[3], dhat, 1.0, toi);
+                }
+                distance(k) = near ? s : -1.0;
+            });
+    }
+    const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), found.kind);
+    const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), found.rows);
+    const auto s = Kokkos::create_mirror_view_and_copy(HostSpace(), distance);
+    const double s_hat = m_contact->s_hat();
+    bool grew = false;
+    for (int k = 0; k < found.count; ++k) {
+        const PairKey key{kind(k), rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+        if (s(k) >= 0.0 && m_pair_set.count(key) == 0) {
+            const double s_i = std::max(s_hat, s(k));
+            m_pair_set[key] = {s_i, m_kappa->value() * std::sqrt(s_hat / s_i)};
+            grew = true;
+        }
+    }
+    if (!grew) {
+        return;
+    }
+    d.num_pairs = static_cast<int>(m_pair_set.size());
+    grow(d.pairs.kind, d.num_pairs, "intact::solver::stencil_pair_kind");
+    grow(d.pairs.rows, d.num_pairs, "intact::solver::stencil_pair_rows");
+    grow(d.pair_s_hat, d.num_pairs, "intact::solver::stencil_pair_s_hat");
+    grow(d.pair_kappa, d.num_pairs, "intact::solver::stencil_pair_kappa");
+    d.pairs.count = d.num_pairs;
+    auto host_kind = Kokkos::create_mirror_view(d.pairs.kind);
+    auto host_rows = Kokkos::create_mirror_view(d.pairs.rows);
+    auto host_s_hat = Kokkos::create_mirror_view(d.pair_s_hat);
+    auto host_kappa = Kokkos::create_mirror_view(d.pair_kappa);
+    int p = 0;
+    for (const auto& [key, values] : m_pair_set) {
+        host_kind(p) = key[0];
+        for (int c = 0; c < 4; ++c) {
+            host_rows(p, c) = key[static_cast<std::size_t>(c) + 1];
+        }
+        host_s_hat(p) = values.first;
+        host_kappa(p) = values.second;
+        ++p;
+    }
+    Kokkos::deep_copy(d.pairs.kind, host_kind);
+    Kokkos::deep_copy(d.pairs.rows, host_rows);
+    Kokkos::deep_copy(d.pair_s_hat, host_s_hat);
+    Kokkos::deep_copy(d.pair_kappa, host_kappa);
+    rebuild_pair_adjacency();
+}
+
+void StencilDescent::rebuild_pair_adjacency() {
+    StencilData& d = m_data;
+    const auto& surface = m_contact->surface();
+    const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pairs.kind);
+    const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), d.pairs.rows);
+    grow(d.pair_nodes, d.num_pairs, "intact::solver::stencil_pair_nodes");
+    auto nodes = Kokkos::create_mirror_view(d.pair_nodes);
+    std::vector<std::vector<std::array<int, 2>>> around(static_cast<std::size_t>(d.num_nodes));
+    for (int p = 0; p < d.num_pairs; ++p) {
+        const int r[4] = {rows(p, 0), rows(p, 1), rows(p, 2), rows(p, 3)};
+        int stencil[4];
+        contact::pair_stencil_rows(kind(p), r, stencil);
+        for (int j = 0; j < 4; ++j) {
+            const int row = stencil[j];
+            const int n = row >= 0 && row < surface.num_body_vertices() ? surface.local_of_surface(row) : -1;
+            nodes(p, j) = n >= 0 && n < d.num_nodes ? n : -1;
+            if (nodes(p, j) >= 0) {
+                around[static_cast<std::size_t>(nodes(p, j))].push_back({p, j});
+            }
+        }
+    }
+    Kokkos::deep_copy(Kokkos::subview(d.pair_nodes, std::make_pair(0, d.num_pairs), Kokkos::ALL),
+                      Kokkos::subview(nodes, std::make_pair(0, d.num_pairs), Kokkos::ALL));
+    auto offsets = Kokkos::create_mirror_view(d.pair_offsets);
+    offsets(0) = 0;
+    for (int v = 0; v < d.num_nodes; ++v) {
+        offsets(v + 1) = offsets(v) + static_cast<int>(around[static_cast<std::size_t>(v)].size());
+    }
+    grow(d.pair_entries, std::max(1, offsets(d.num_nodes)), "intact::solver::stencil_pair_entries");
+    auto entries = Kokkos::create_mirror_view(d.pair_entries);
+    for (int v = 0; v < d.num_nodes; ++v) {
+        int k = offsets(v);
+        for (const auto& entry : around[static_cast<std::size_t>(v)]) {
+            entries(k, 0) = entry[0];
+            entries(k, 1) = entry[1];
+            ++k;
+        }
+    }
+    Kokkos::deep_copy(d.pair_offsets, offsets);
+    Kokkos::deep_copy(d.pair_entries, entries);
+    grow(d.steps, d.num_elements + d.num_pairs, "intact::solver::stencil_steps");
+    d.pair_derivatives.resize(d.num_pairs, true);
+}
+
+void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem) {
+    // The pair set B of the step (spec §4 steps 2–3): κ from IPC's adaptive start at xᵗ, then every pair
+    // within d̂ somewhere on the inertial path xᵗ → x̂ (proximity and CCD in one swept query).
+    m_data.num_pairs = 0;
+    m_data.pairs.count = 0;
+    m_pair_set.clear();
+    Kokkos::deep_copy(m_data.pair_offsets, 0);
+    m_contact->surface().begin_step(x);
+    start_barrier_stiffness(m_parts.comm, m_parts.potential, *m_contact, m_parts.boundary, x, problem,
+                            m_kappa_stencils, m_product, *m_kappa);
+    m_kappa->reset_distance(m_contact->min_squared_distance());
+    const NodeField path = m_delta;
+    const NodeField x_hat = m_data.x_hat;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_inertial_path", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                path(v, i) = x_hat(v, i) - x(v, i);
+            }
+        });
+    m_contact->update_segment(x, m_parts.boundary.obstacle_positions(), path,
+                              m_parts.boundary.obstacle_step());
+    add_pairs(m_contact->swept());
+    m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
+}
+
+void StencilDescent::save(io::CheckpointWriter& out) const {
+    out.put_values("stencil_descent/sweep_counter", {static_cast<double>(m_sweep_counter)});
+}
+
+void StencilDescent::restore(const io::CheckpointReader& in) {
+    m_sweep_counter = static_cast<long long>(in.values("stencil_descent/sweep_counter").at(0));
+}
+
+StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem) {
+    StepResult result;
+    PhaseSeconds& seconds = result.seconds;
+    BoundaryMotion& boundary = m_parts.boundary;
+
+    // 0. Prescribed nodes and obstacles onto their targets (then fixed rows), when that is safe.
+    if (boundary.remaining(x) > 0.0) {
+        double alpha = 0.0;
+        {
+            ScopedTimer timer(seconds.step_bound);
+            alpha = m_bound.along(x, boundary.step(), boundary);
+        }
+        INTACT_REQUIRE(alpha >= 1.0,
+                       m_parts.scene.file
+                           << ": stencil_descent places prescribed nodes and obstacles at the step's "
+                              "start, and this step's prescribed motion would invert an element or "
+                              "close a contact gap by more than 80% (safe fraction "
+                           << alpha << "); use a smaller time.dt or solver.type \"ipc\"");
+        boundary.arrive(x);
+    }
+
+    // 1. The step's state on the stencil layout, and the pair set B with its customized barriers.
+    load_state(x, problem);
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        start_pairs(x, problem);
+    }
+
+    // 2. The absolute floor of the convergence test: the gradient of a uniform residual acceleration ε_a.
+    double mass_squared = 0.0;
+    {
+        const StencilData d = m_data;
+        Kokkos::parallel_reduce(
+            "intact::solver::stencil_mass_norm", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+            KOKKOS_LAMBDA(const int v, double& sum) { sum += 3.0 * d.free(v) * d.mass(v) * d.mass(v); },
+            mass_squared);
+    }
+    const double floor = m_settings.stop.acceleration * problem.h * problem.h *
+                         std::sqrt(comm::allreduce_sum(m_parts.comm, mass_squared));
+
+    // 3. Warm start (spec §4): Jacobi sweeps on inertia, load and barriers alone.
+    if (m_options.warm_start_sweeps > 0) {
+        m_data.elastic = 0.0;
+        double start_norm = 0.0;
+        result.warm_start_sweeps = 0;
+        for (int sweep = 0;; ++sweep) {
+            {
+                ScopedTimer timer(seconds.assembly);
+                if (m_contact) {
+                    m_data.xs = m_contact->positions();
+                    pair_derivatives();
+                }
+                vertex_derivatives();
+            }
+            const double norm = std::sqrt(gradient_norm_squared());
+            start_norm = sweep == 0 ? norm : start_norm;
+            if (norm <= k_warm_start_tolerance * start_norm + floor || sweep >= m_options.warm_start_sweeps) {
+                break;
+            }
+            {
+                ScopedTimer timer(seconds.linear_solve);
+                compute_steps(m_data.num_elements);
+                commit_warm_start(m_delta);
+                m_parts.halo.gather(m_delta);
+            }
+            take_step(x, seconds);
+            result.warm_start_sweeps = sweep + 1;
+        }
+        m_data.elastic = 1.0;
+    }
+
+    // 4. Hybrid sweeps until ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + floor.
+    double initial_norm = 0.0;
+    for (int sweep = 0;; ++sweep) {
+        {
+            ScopedTimer timer(seconds.assembly);
+            m_elastic.evaluate(m_data.x, true);
+            if (m_contact) {
+                m_data.xs = m_contact->positions();
+                pair_derivatives();
+            }
+            vertex_derivatives();
+        }
+        const double norm = std::sqrt(gradient_norm_squared());
+        initial_norm = sweep == 0 ? norm : initial_norm;
+        result.residual = norm;
+        result.residual_acceleration =
+            mass_scaled_max_norm(m_parts.comm, m_data.gradient, m_data.mass, m_data.free, m_data.num_owned) /
+            (problem.h * problem.h);
+        if (norm <= m_options.tolerance * initial_norm + floor) {
+            result.converged = true;
+            break;
+        }
+        if (sweep >= m_options.max_sweeps) {
+            log::warn() << "stencil_descent: the step ended after solver.stencil_descent.max_sweeps = "
+                        << m_options.max_sweeps << " sweeps with ‖g‖ = " << norm << " (start " << initial_norm
+                        << ", goal " << m_options.tolerance * initial_norm + floor << ")";
+            break;
+        }
+        // K2: every stencil's local step from the frozen state; K3: Gauss–Seidel for the sweep's color,
+        // Jacobi means elsewhere.
+        {
+            ScopedTimer timer(seconds.linear_solve);
+            compute_steps();
+            const int schemes = m_coloring.schemes;
+            const int scheme = static_cast<int>(m_sweep_counter % schemes);
+            const int color = static_cast<int>((m_sweep_counter / schemes) % m_coloring.colors);
+            commit(scheme, color, m_delta);
+            m_parts.halo.gather(m_delta);
+        }
+        ++m_sweep_counter;
+        result.iterations = sweep + 1;
+        take_step(x, seconds);
+    }
+
+    // 5. What the step ends with.
+    result.sweeps = result.iterations;
+    result.barrier_stencils = comm::allreduce_sum(m_parts.comm, std::int64_t{m_data.num_pairs});
+    result.grey_fraction = m_coloring.grey_fraction();
+    if (m_contact) {
+        ScopedTimer timer(seconds.contact);
+        m_contact->update(x, boundary.obstacle_positions());
+        result.contact_pairs = m_contact->count_active_pairs();
+        result.min_distance = std::sqrt(m_contact->min_squared_distance());
+        result.kappa = m_kappa->value();
+    }
+    return result;
+}
+
+} // namespace intact::solver

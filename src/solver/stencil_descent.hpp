@@ -1,0 +1,183 @@
+#pragma once
+/// @file stencil_descent.hpp
+/// @brief Second-order stencil descent (stencil descent spec; Lan et al. 2023): a Newton-free,
+/// matrix-free block-coordinate minimiser of the step's incremental potential whose blocks are 12-DOF
+/// stencils, every tetrahedron and every barrier pair of the step's pair set B.
+///
+/// One sweep (spec §3.3, §6.4): (K1) gradient g_v and diagonal Hessian block D_v per vertex, summed over
+/// the vertex's elements and pairs in a fixed order; (K2) per stencil k, from the frozen x: the local
+/// gradient g^[k] and Hessian H^[k] (the 12×12 principal block of the global Hessian: D blocks plus the
+/// element and pair blocks coupling its vertices), `cg_iterations` of CG with the curvature guard, a
+/// local CCD on the pairs touching k (shared per-pair bound, contact/pair_toi.hpp), a local inversion
+/// search on every element touching k with all shared vertices moving (the shared volume bound), each
+/// scaled by `toi_factor`, and Armijo backtracking on E^[k] (every term that depends on k's vertices);
+/// (K3) per owned vertex: the step of the stencil of the sweep's color containing it (Gauss–Seidel), or
+/// the mean of the steps of every stencil containing it (Jacobi; barrier stencils are always Jacobi);
+/// (K4) the safety filter: the shared step bound (inversion + CCD with a broad phase, global MIN) on the
+/// assembled update, which scales it when a pair or an element would be violated, so every accepted
+/// state is penetration- and inversion-free, and whose swept pairs join B (B only grows within a step);
+/// (K5) x ← x + Δx and one halo gather.
+///
+/// Decisions where the spec leaves a choice (spec §10): element Hessians are the PSD-projected ones of the
+/// shared element kernel and barrier Hessians the shared PSD ones, so H^[k] is positive definite (M > 0)
+/// and the local CG is a true Newton-CG (the curvature guard remains for massless corner cases); H^[k] is
+/// assembled per stencil (spec §7.4 Option B) rather than by dual numbers. Barrier: squared distances
+/// (kernels/barrier.hpp), per pair ŝ_i = max(ŝ, s_i(x at insertion)), κ_i = κ d̂ / d̂_i, κ from IPC's
+/// adaptive start at each step. The convergence test (§6.1) is ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs over
+/// free owned DOFs, with ε_abs = ε_a h² ‖m‖₂ (ε_a the project's acceleration tolerance: the gradient of
+/// a uniform residual acceleration ε_a), checked before every sweep; `max_sweeps` caps a step with a
+/// logged warning. The color schedule is s = n mod S, c = (n div S) mod T with n counted across steps.
+/// Prescribed nodes are placed on their targets at the step's start when that is safe (as the AL
+/// method does) and are then fixed rows; obstacles likewise.
+///
+/// State carried across steps: the sweep counter n of the color schedule, and κ's bounds (κ restarts
+/// every step); B, ŝ_i and κ_i are rebuilt every step.
+
+#include "kernels/small_matrix.hpp"
+#include "src/contact/barrier_stiffness.hpp"
+#include "src/solver/elastic_term.hpp"
+#include "src/solver/stencil_coloring.hpp"
+#include "src/solver/stencil_layout.hpp"
+#include "src/solver/step_bound.hpp"
+#include "src/solver/step_solver.hpp"
+
+#include <array>
+#include <map>
+#include <optional>
+
+namespace intact::solver {
+
+/// The local Newton step of one stencil (spec §2.3, Alg. 1): at most `iterations` CG iterations on
+/// H Δ = −g from Δ = 0, stopping when ‖r‖ ≤ 1e-6 ‖g‖. Curvature guard: on a direction p with pᵀHp ≤ 0
+/// the first iteration takes the step of inertia alone along p (curvature m_min pᵀp, m_min the stencil's
+/// smallest free mass; none when m_min is 0) and later ones stop. Device-callable.
+KOKKOS_INLINE_FUNCTION kernels::Vec12
+local_newton_cg(const kernels::Mat12& H, const kernels::Vec12& g, int iterations, double m_min) {
+    constexpr double guard = 1e-6; // ε_cg
+    kernels::Vec12 step = kernels::Vec12::Zero();
+    kernels::Vec12 r = -g;
+    kernels::Vec12 p = r;
+    double rho = r.dot(r);
+    const double stop = guard * guard * rho;
+    for (int j = 0; j < iterations && rho > stop && rho > 0.0; ++j) {
+        const kernels::Vec12 q = H * p;
+        const double curvature = p.dot(q);
+        if (!(curvature > 0.0)) {
+            if (j == 0 && m_min > 0.0) {
+                step = (rho / (m_min * p.dot(p))) * p;
+            }
+            break;
+        }
+        const double alpha = rho / curvature;
+        step += alpha * p;
+        r -= alpha * q;
+        const double next = r.dot(r);
+        p = r + (next / rho) * p;
+        rho = next;
+    }
+    return step;
+}
+
+/// The device data of the sweep kernels (stencil_descent.cpp). Nodes index the stencil layout; the
+/// first `num_nodes` (the LocalMesh's) are stencil vertices.
+struct StencilData {
+    using IntView = Kokkos::View<int*, MemSpace>;
+    using RealView = Kokkos::View<double*, MemSpace>;
+    int num_nodes = 0;    ///< stencil vertices (LocalMesh nodes)
+    int num_owned = 0;    ///< owned nodes
+    int num_elements = 0; ///< element stencils (LocalMesh elements)
+    int num_pairs = 0;    ///< barrier stencils (|B|)
+    double h2c = 0.0;     ///< c h²
+    double elastic = 1.0; ///< weight of elasticity: 0 in the warm start (spec §4)
+    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets; ///< layout elements
+    Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
+    Kokkos::View<const double*, MemSpace> volume;
+    ElasticTerm::ElementGradients element_gradient; ///< per layout element, V ψ's gradient (unweighted)
+    ElasticTerm::ElementHessians element_hessian;   ///< per layout element, V ψ's PSD Hessian
+    IntView model;                                  ///< per layout element: MaterialModel
+    RealView mu, lambda;                            ///< per layout element (Pa)
+    IntView element_offsets; ///< per stencil vertex: [offsets(v), offsets(v+1)) in element_entries
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace>
+        element_entries;  ///< (element, slot), by element gid
+    IntView pair_offsets; ///< per stencil vertex, into pair_entries
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pair_entries; ///< (pair, slot), pair order
+    Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> pair_nodes;   ///< per pair slot: node or −1
+    RealView mass;                              ///< per stencil vertex (kg), summed in element-id order
+    Kokkos::View<const double*, MemSpace> free; ///< per stencil vertex: 1 free, 0 prescribed
+    NodeField x, x_hat, force;                  ///< layout rows (x), stencil vertices (x̂, f)
+    NodeField gradient;                         ///< per stencil vertex, g_v
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> diagonal; ///< per stencil vertex, D_v
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> steps;      ///< per stencil, Δ^[k]
+    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color;    ///< (scheme, element)
+    // Pairs of B: kind, rows, ŝ_i, κ_i; their weighted gradients and PSD Hessians at x.
+    contact::PairList pairs;
+    RealView pair_s_hat, pair_kappa;
+    contact::PairStencils pair_derivatives;
+    contact::SurfaceField xs; ///< the contact model's positions at x
+    contact::SurfaceTopology topology;
+    double gravity[3] = {0.0, 0.0, 0.0}; ///< m/s² (a plain array: device code reads it)
+    int cg_iterations = 12;
+    double toi_factor = 0.8;
+};
+
+class StencilDescent final : public StepSolver {
+public:
+    StencilDescent(const StepParts& parts, const NewtonSettings& settings, const LocalMesh& local);
+    const char* name() const override { return "stencil_descent"; }
+    StepResult solve(const NodeField& x, const StepProblem& problem) override;
+    /// The color-schedule counter n, the only state one step hands to the next (B, ŝᵢ, κᵢ and κ are
+    /// rebuilt at every step), so a restarted run sweeps the same colors as the uninterrupted one.
+    void save(io::CheckpointWriter& out) const override;
+    void restore(const io::CheckpointReader& in) override;
+
+    const StencilColoring& coloring() const { return m_coloring; }
+    const StencilData& data() const { return m_data; }
+
+    /// One stencil's local step from the frozen state (K2), for tests: Δ^[k] into steps(k).
+    void compute_steps(int first = 0);
+    /// K1: g_v and D_v of every stencil vertex at the current state.
+    void vertex_derivatives();
+    /// The barrier pairs' weighted gradients and Hessians at the current positions.
+    void pair_derivatives();
+    /// Public for tests and CUDA lambdas: copy x into the layout rows and gather the outer ring.
+    void load_state(const NodeField& x, const StepProblem& problem);
+    /// Public for CUDA lambdas: copy x into the layout rows and gather the outer ring.
+    void load_positions(const NodeField& x);
+    /// Public for CUDA lambdas: K3 for scheme s, color c into delta (owned rows).
+    void commit(int scheme, int color, const NodeField& delta);
+    /// Public for CUDA lambdas: the warm start's per-vertex step into delta (owned rows).
+    void commit_warm_start(const NodeField& delta);
+    /// Public for CUDA lambdas: filter the update m_delta, apply it to x and refresh the layout and contact.
+    void take_step(const NodeField& x, PhaseSeconds& seconds);
+    /// Public for CUDA lambdas: ‖g‖₂² over free owned rows.
+    double gradient_norm_squared() const;
+
+    /// Public for CUDA lambdas: B at the step's start (κ, then the pairs near the inertial path). Collective.
+    void start_pairs(const NodeField& x, const StepProblem& problem);
+    /// Public for CUDA lambdas: the pairs of `found` that come within d̂ on the contact model's segment
+    /// join B. Local.
+    void add_pairs(const contact::PairList& found);
+
+private:
+    void build_static_data(const LocalMesh& local);
+    void rebuild_pair_adjacency();
+
+    StepParts m_parts;
+    NewtonSettings m_settings;
+    io::StencilDescentOptions m_options;
+    StencilLayout m_layout;
+    ElasticTerm m_elastic;
+    StencilColoring m_coloring;
+    StencilData m_data;
+    StepBound m_bound;
+    contact::ContactModel* m_contact;
+    std::optional<contact::BarrierStiffness> m_kappa;
+    contact::PairStencils m_kappa_stencils;
+    NodeField m_delta, m_product;
+    long long m_sweep_counter = 0; ///< n of the color schedule, across steps
+    /// B on the host, by (kind, rows), with (ŝ_i, κ_i): ordered, so B's device order is the pair order.
+    using PairKey = std::array<int, 5>;
+    std::map<PairKey, std::pair<double, double>> m_pair_set;
+};
+
+} // namespace intact::solver
