@@ -175,6 +175,12 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     // contact model is at x⁰. Until the first step, contact energies take c = 1 (they are zero at x⁰).
     m_problem.h = m_scene.dt;
     m_integrator->start(m_x, m_v);
+    // An integrator moving past the solver's minimiser (implicit midpoint) stops where that move would
+    // invert an element or close a contact gap (the step bound the solvers' line searches use).
+    m_move_bound = std::make_unique<solver::StepBound>(comm, m_potential->elastic(), m_contact.get());
+    m_integrator->set_move_limit([this](const NodeField& from, const NodeField& direction) {
+        return m_move_bound->along(from, direction, *m_boundary);
+    });
 
     // A restart reads the state of the newest checkpoint into the parts just built.
     m_mesh_hash = io::mesh_fingerprint(comm, owned_ids(), m_x0);
@@ -380,6 +386,11 @@ solver::StepResult Simulation::step() {
     problem.force = m_forces->field();
     const solver::StepResult result = m_solver->solve(m_x, problem);
     m_integrator->end_step(problem, m_x, m_v);
+    if (const auto fraction = m_integrator->move_fraction(); fraction && *fraction < 1.0 && m_rank == 0) {
+        log::warn() << "step " << m_step + 1 << ": " << m_integrator->name() << " took " << *fraction
+                    << " of its move past the solve (the full move would invert an element or close a "
+                       "contact gap; README \"Time integrators\")";
+    }
     if (m_contact && problem.theta != 1.0) {
         // The integrator moved x past the solve's y: contact (energy, next κ) must see where it went.
         m_surface->begin_step(m_x);
@@ -412,6 +423,7 @@ std::array<double, 4> Simulation::energies() const {
 void Simulation::write_metrics(int step, const solver::StepResult& result, double wall_seconds) {
     const auto e = energies();
     const auto control = m_integrator->control();
+    const auto fraction = m_integrator->move_fraction();
     using nlohmann::json;
     if (m_rank == 0) {
         m_metrics->write(
@@ -456,6 +468,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"energy_target", control && control->target ? json(*control->target) : json(nullptr)},
              {"alpha", control && control->alpha ? json(*control->alpha) : json(nullptr)},
              {"dissipated_energy", control ? json(control->dissipated) : json(nullptr)},
+             {"move_fraction", step > 0 && fraction ? json(*fraction) : json(nullptr)},
              {"phase_seconds",
               {{"contact", result.seconds.contact},
                {"assembly", result.seconds.assembly},

@@ -38,6 +38,7 @@
 #include "src/solver/energy_model.hpp"
 #include "src/solver/incremental_potential.hpp"
 #include "src/solver/integrator.hpp"
+#include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
 
 #include <mpi.h>
@@ -132,7 +133,8 @@ private:
     std::unique_ptr<solver::SceneEnergyModel> m_energy_model;
     std::unique_ptr<solver::AppliedForces> m_forces;
     std::unique_ptr<solver::Integrator> m_integrator;
-    solver::StepProblem m_problem; ///< the last step's problem (c h² of its contact terms)
+    std::unique_ptr<solver::StepBound> m_move_bound; ///< the integrator's move limit (set_move_limit)
+    solver::StepProblem m_problem;                   ///< the last step's problem (c h² of its contact terms)
     std::unique_ptr<solver::StepSolver> m_solver;
     solver::NewtonSettings m_newton_settings;
     int m_step = 0;

@@ -169,8 +169,8 @@ void Newmark::restore(const io::CheckpointReader& in) {
 // --- implicit midpoint ------------------------------------------------------------------------------
 
 ImplicitMidpoint::ImplicitMidpoint(int num_local)
-    : m_x_hat("intact::solver::inertial_target", num_local),
-      m_start("intact::solver::step_start", num_local) {}
+    : m_x_hat("intact::solver::inertial_target", num_local), m_start("intact::solver::step_start", num_local),
+      m_move("intact::solver::midpoint_move", num_local) {}
 
 StepProblem ImplicitMidpoint::begin_step(double h, const NodeField& x, const NodeField& v) {
     Kokkos::deep_copy(m_start, x);
@@ -185,8 +185,12 @@ StepProblem ImplicitMidpoint::begin_step(double h, const NodeField& x, const Nod
 
 void ImplicitMidpoint::end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) {
     const double h = problem.h;
-    combine(v, 4.0 / h, x, -4.0 / h, m_start, -1.0, v); // vⁿ⁺¹ = 4 (y − xⁿ)/h − vⁿ
-    combine(x, 2.0, x, -1.0, m_start);                  // xⁿ⁺¹ = 2y − xⁿ
+    combine(m_move, 1.0, x, -1.0, m_start); // y − xⁿ
+    m_fraction = m_limit ? m_limit(x, m_move) : 1.0;
+    // xⁿ⁺¹ = y + t (y − xⁿ); vⁿ⁺¹ = 2 (xⁿ⁺¹ − xⁿ)/h − vⁿ = 2 (1 + t)(y − xⁿ)/h − vⁿ
+    // (t = 1: the rule's own 2y − xⁿ and 4 (y − xⁿ)/h − vⁿ).
+    combine(x, 1.0, x, m_fraction, m_move);
+    combine(v, 2.0 * (1.0 + m_fraction) / h, m_move, -1.0, v);
 }
 
 // --- factory ----------------------------------------------------------------------------------------
