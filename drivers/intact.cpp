@@ -36,6 +36,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,8 +161,6 @@ int run(const Arguments& args, MPI_Comm comm) {
         scene.partition_file = args.partition; // as given on the command line, relative to the working folder
     }
     const bool restart = !args.restart.empty();
-    // From here on SIGTERM/SIGUSR1 ask for a checkpoint after the current step (set-up included).
-    const intact::StopSignals stop_signals;
     intact::Simulation simulation(comm, std::move(scene), restart ? args.restart : args.output, restart);
     simulation.run();
     intact::log::info() << "open in ParaView: " << simulation.pvd_path();
@@ -247,6 +246,12 @@ int serial_tool(const Arguments& args, MPI_Comm comm, int rank) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // 0. For `run`, SIGTERM/SIGUSR1 ask for a checkpoint after the first step that ends after them, from
+    // the very start: a Slurm time-limit signal may come while MPI starts, and must not kill the rank.
+    std::optional<intact::StopSignals> stop_signals;
+    if (argc > 1 && std::string(argv[1]) == "run") {
+        stop_signals.emplace();
+    }
     // 1. MPI and Kokkos.
     intact::Runtime runtime(argc, argv);
     MPI_Comm comm = MPI_COMM_WORLD;

@@ -111,9 +111,12 @@ show_log() {
   cat "$log" >&2 2>/dev/null || say "(no log written)"
   say "---- end of job $job log"
 }
+# The reason comes again after the log, so that the end of the test's output (all a CI summary may
+# keep) names it.
 fail() {
   say "FAIL: $*"
   show_log
+  say "FAIL: $*"
   exit 1
 }
 
