@@ -377,11 +377,12 @@ void Simulation::restore_checkpoint() {
 solver::StepResult Simulation::step() {
     // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; 2. the method
     // minimises; 3. velocities from the step's end.
-    // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): the boundary goes there.
+    // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): prescribed nodes go
+    // there; obstacles go to t + h, where the integrator's end state must clear them.
     const double h = m_scene.dt;
     solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
-    m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + problem.theta * h);
+    m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + h);
     m_forces->evaluate(m_time, h);
     problem.force = m_forces->field();
     const solver::StepResult result = m_solver->solve(m_x, problem);

@@ -100,7 +100,7 @@ void BoundaryMotion::release(int k) {
     }
 }
 
-void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time, double end_time) {
+void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time, double obstacle_time) {
     const double t = start_time;
     // 1. Moving boxes whose window ended by t are released (every rank decides alike from t).
     for (std::size_t k = 0; k < m_selectors.size(); ++k) {
@@ -153,7 +153,7 @@ void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time,
             }
         });
     if (m_surface) {
-        m_surface->obstacle_positions(end_time, m_obstacle_target);
+        m_surface->obstacle_positions(obstacle_time, m_obstacle_target);
     }
 }
 

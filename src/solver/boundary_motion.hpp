@@ -43,12 +43,15 @@ public:
     /// place) when a moving box is released.
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
 
-    /// This step [start_time, end_time] of length h (both times as the caller counts them, so that
-    /// windows and the obstacles' clock see exact values): releases moving boxes that have ended, then
-    /// the targets from the state at the step's start: each moving node carried by its motion over the
-    /// part of the step inside its window, obstacles at end_time. Device kernels; a few numbers per
-    /// moving box from the host. Local.
-    void begin_step(const NodeField& x, double h, double start_time, double end_time);
+    /// The step of h seconds from start_time (as the caller counts time, so that windows and the
+    /// obstacles' clock see exact values): releases moving boxes that have ended, then the targets from
+    /// the state at the step's start: each moving node carried by its motion over the part of
+    /// [start_time, start_time + h] inside its window, obstacles at obstacle_time. h is the solve's
+    /// share of the time step (half of it for implicit midpoint, whose solve is at t + h/2);
+    /// obstacle_time is always the time step's end, because the integrator's end state is checked
+    /// against the obstacles where the step leaves them (and output and `intact check` place them
+    /// there). Device kernels; a few numbers per moving box from the host. Local.
+    void begin_step(const NodeField& x, double h, double start_time, double obstacle_time);
 
     /// Δ = target − x on prescribed rows (0 on free rows), into step(), and the obstacles' remaining
     /// motion into obstacle_step(); returns ‖Δ‖∞ over all ranks and obstacle rows. Collective.
