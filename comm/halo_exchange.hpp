@@ -25,10 +25,15 @@ public:
 
     /// Owner -> ghosts for a rank-1 View (one value per entry) or a rank-2 View (row per entry,
     /// `extent(1)` values), of doubles in MemSpace with at least num_local rows. Collective among
-    /// neighbours; on return every ghost row holds its owner's value.
+    /// neighbours; on return every ghost row holds its owner's value. Without neighbours it returns at
+    /// once (no kernel, no fence: PCG gathers every iteration, and on one rank the empty launches cost
+    /// more than the iteration's vector updates).
     template <class FieldView> void gather(const FieldView& field) {
         static_assert(static_cast<int>(FieldView::rank) == 1 || static_cast<int>(FieldView::rank) == 2,
                       "gather takes rank-1 or rank-2 Views");
+        if (!m_plan->has_neighbours()) {
+            return;
+        }
         const int width = static_cast<int>(FieldView::rank) == 1 ? 1 : static_cast<int>(field.extent(1));
         Kokkos::Timer timer;
         reserve(width);

@@ -64,6 +64,10 @@ public:
 
     int num_send() const { return m_send_offsets.back(); }
     int num_recv() const { return m_recv_offsets.back(); }
+    /// No rank to send to or receive from (one rank, or a part without interface): an exchange moves
+    /// nothing and its pack and unpack kernels can be skipped (a neighbour with zero entries still counts,
+    /// as its message must be matched).
+    bool has_neighbours() const { return !m_send_ranks.empty() || !m_recv_ranks.empty(); }
 
 private:
     MPI_Comm m_comm;

@@ -850,6 +850,9 @@ void ContactSurface::gather(const NodeField& field, const SurfaceField& out) con
                    "ContactSurface::gather: field has " << out.extent(0) << " rows, not " << num_vertices());
     const comm::HaloPlan& plan = *m_ghost_plan;
     copy_owned_rows(m_owned_surface_d, m_owned_local_d, field, out);
+    if (!plan.has_neighbours()) {
+        return;
+    }
     pack_rows(plan.send_ids(), plan.num_send(), field, m_gather_send);
     Kokkos::fence();
     // Only the plan's part of the kept buffers: a transport that stages through the host copies what it

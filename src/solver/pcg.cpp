@@ -4,6 +4,7 @@
 #include "src/core/error.hpp"
 
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace intact::solver {
@@ -24,20 +25,29 @@ void apply_block_jacobi(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, 
         });
 }
 
-// (r·r, r·z) over owned rows, in one reduction and one allreduce.
-std::pair<double, double> residual_dots(MPI_Comm comm, int n, const NodeField& r, const NodeField& z) {
-    double sums[2] = {0.0, 0.0};
+// This rank's (r·r, r·z) over owned rows.
+std::pair<double, double> residual_dots(int n, const NodeField& r, const NodeField& z) {
+    double rr = 0.0, rz = 0.0;
     Kokkos::parallel_reduce(
         "intact::solver::pcg_residual_dots", Kokkos::RangePolicy<ExecSpace>(0, n),
-        KOKKOS_LAMBDA(const int i, double& rr, double& rz) {
+        KOKKOS_LAMBDA(const int i, double& sum_rr, double& sum_rz) {
             for (int c = 0; c < 3; ++c) {
-                rr += r(i, c) * r(i, c);
-                rz += r(i, c) * z(i, c);
+                sum_rr += r(i, c) * r(i, c);
+                sum_rz += r(i, c) * z(i, c);
             }
         },
-        sums[0], sums[1]);
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm));
-    return {sums[0], sums[1]};
+        rr, rz);
+    return {rr, rz};
+}
+
+// x += α p on owned rows.
+void add_step(double alpha, const NodeField& p, const NodeField& x, int n) {
+    Kokkos::parallel_for(
+        "intact::solver::pcg_add_step", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                x(i, c) += alpha * p(i, c);
+            }
+        });
 }
 
 } // namespace
@@ -78,6 +88,19 @@ double dot(MPI_Comm comm, int num_owned, const NodeField& a, const NodeField& b)
     return comm::allreduce_sum(comm, local);
 }
 
+std::pair<double, double> Preconditioner::update_residual(
+    double alpha, const NodeField& q, const NodeField& r, const NodeField& z, int n) const {
+    Kokkos::parallel_for(
+        "intact::solver::pcg_update_residual", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                r(i, c) -= alpha * q(i, c);
+            }
+        });
+    apply(r, z);
+    return residual_dots(n, r, z);
+}
+
 BlockJacobi::BlockJacobi(const BlockMatrix& matrix, Kokkos::View<const double*, MemSpace> mask)
     : m_matrix(matrix), m_mask(std::move(mask)),
       m_inverse("intact::solver::pcg_inverse_diagonal", matrix.num_rows()) {}
@@ -113,6 +136,38 @@ void BlockJacobi::setup() {
 
 void BlockJacobi::apply(const NodeField& r, const NodeField& z) const {
     apply_block_jacobi(m_inverse, r, z, m_matrix.num_rows());
+}
+
+std::pair<double, double> BlockJacobi::update_residual(
+    double alpha, const NodeField& q, const NodeField& r, const NodeField& z, int n) const {
+    const auto inverse = m_inverse;
+    double rr = 0.0, rz = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::pcg_update_residual", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int i, double& sum_rr, double& sum_rz) {
+            // Everything in registers first: the sums are references the stores below could alias.
+            const double r0 = r(i, 0) - alpha * q(i, 0);
+            const double r1 = r(i, 1) - alpha * q(i, 1);
+            const double r2 = r(i, 2) - alpha * q(i, 2);
+            const double z0 = inverse(i, 0, 0) * r0 + inverse(i, 0, 1) * r1 + inverse(i, 0, 2) * r2;
+            const double z1 = inverse(i, 1, 0) * r0 + inverse(i, 1, 1) * r1 + inverse(i, 1, 2) * r2;
+            const double z2 = inverse(i, 2, 0) * r0 + inverse(i, 2, 1) * r1 + inverse(i, 2, 2) * r2;
+            r(i, 0) = r0;
+            r(i, 1) = r1;
+            r(i, 2) = r2;
+            z(i, 0) = z0;
+            z(i, 1) = z1;
+            z(i, 2) = z2;
+            // Added term by term, as the unfused kernels add them (same sums to the bit).
+            sum_rr += r0 * r0;
+            sum_rz += r0 * z0;
+            sum_rr += r1 * r1;
+            sum_rz += r1 * z1;
+            sum_rr += r2 * r2;
+            sum_rz += r2 * z2;
+        },
+        rr, rz);
+    return {rr, rz};
 }
 
 Pcg::Pcg(int num_owned, int num_local, comm::HaloExchange& halo, Kokkos::View<const double*, MemSpace> mask)
@@ -175,7 +230,10 @@ PcgResult Pcg::solve(const LinearOperator& A,
                       Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
     double rz = dot(comm, n, r, z);
 
-    // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z).
+    // 3. Iterate: one halo gather (p) and two allreduces per iteration (p·q, then r·r with r·z), and
+    //    three vector kernels besides the operator: p·q, the residual update with the preconditioner and
+    //    both sums (update_residual), and x += α p fused with the new direction (x is one step behind r
+    //    until then).
     double r_norm = std::sqrt(sums[0]);
     double lowest = r_norm; // the stall window's lowest ‖r‖ so far, and when
     int lowest_at = -1;
@@ -195,38 +253,37 @@ PcgResult Pcg::solve(const LinearOperator& A,
             break;
         }
         const double alpha = rz / pq;
-        Kokkos::parallel_for(
-            "intact::solver::pcg_update", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
-                for (int c = 0; c < 3; ++c) {
-                    x(i, c) += alpha * p(i, c);
-                    r(i, c) -= alpha * q(i, c);
-                }
-            });
         result.iterations = it + 1;
-        M.apply(r, z); // before the test, so both dots share one allreduce
-        const auto [rr, rz_new] = residual_dots(comm, n, r, z);
-        r_norm = std::sqrt(rr);
-        if (r_norm <= settings.tolerance * b_norm) {
-            break;
-        }
+        double dots[2];
+        std::tie(dots[0], dots[1]) = M.update_residual(alpha, q, r, z, n);
+        INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, comm));
+        const double rz_new = dots[1];
+        r_norm = std::sqrt(dots[0]);
+        bool stop = r_norm <= settings.tolerance * b_norm;
         // Stalled: no new lowest ‖r‖ in the last stall_window iterations (CG's residual is not monotone, so
         // comparing with the one iterate `window` back would stop on a mere oscillation).
-        if (settings.stall_window > 0) {
+        if (!stop && settings.stall_window > 0) {
             if (r_norm < lowest) {
                 lowest = r_norm;
                 lowest_at = it;
             } else if (it - lowest_at >= settings.stall_window) {
                 result.stalled = true;
-                break;
+                stop = true;
             }
+        }
+        if (stop) {
+            add_step(alpha, p, x, n);
+            break;
         }
         const double beta = rz_new / rz;
         rz = rz_new;
         Kokkos::parallel_for(
-            "intact::solver::pcg_direction", Kokkos::RangePolicy<ExecSpace>(0, n),
+            "intact::solver::pcg_step_and_direction", Kokkos::RangePolicy<ExecSpace>(0, n),
             KOKKOS_LAMBDA(const int i) {
                 for (int c = 0; c < 3; ++c) {
-                    p(i, c) = z(i, c) + beta * p(i, c);
+                    const double pc = p(i, c);
+                    x(i, c) += alpha * pc;
+                    p(i, c) = z(i, c) + beta * pc;
                 }
             });
     }

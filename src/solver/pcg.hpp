@@ -13,6 +13,7 @@
 #include "src/solver/block_matrix.hpp"
 
 #include <functional>
+#include <utility>
 
 namespace intact::solver {
 
@@ -48,6 +49,12 @@ public:
     virtual ~Preconditioner() = default;
     virtual void setup() = 0;
     virtual void apply(const NodeField& r, const NodeField& z) const = 0;
+
+    /// One PCG iteration's residual update on the first n (owned) rows: r ← r − α q, z = M⁻¹ r, and this
+    /// rank's (r·r, r·z), not reduced over ranks. This version runs the update, apply() and a reduction;
+    /// a preconditioner that acts row by row does all three in one pass.
+    virtual std::pair<double, double>
+    update_residual(double alpha, const NodeField& q, const NodeField& r, const NodeField& z, int n) const;
 };
 
 /// Block Jacobi: the inverted 3×3 diagonal blocks of the matrix (identity on prescribed nodes and on
@@ -57,6 +64,9 @@ public:
     BlockJacobi(const BlockMatrix& matrix, Kokkos::View<const double*, MemSpace> mask);
     void setup() override;
     void apply(const NodeField& r, const NodeField& z) const override;
+    /// The update, the 3×3 products and both sums in one kernel.
+    std::pair<double, double> update_residual(
+        double alpha, const NodeField& q, const NodeField& r, const NodeField& z, int n) const override;
 
 private:
     const BlockMatrix& m_matrix;
