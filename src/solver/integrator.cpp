@@ -187,10 +187,9 @@ void ImplicitMidpoint::end_step(const StepProblem& problem, const NodeField& x, 
     const double h = problem.h;
     combine(m_move, 1.0, x, -1.0, m_start); // y − xⁿ
     m_fraction = m_limit ? m_limit(x, m_move) : 1.0;
-    // xⁿ⁺¹ = y + t (y − xⁿ); vⁿ⁺¹ = 2 (xⁿ⁺¹ − xⁿ)/h − vⁿ = 2 (1 + t)(y − xⁿ)/h − vⁿ
-    // (t = 1: the rule's own 2y − xⁿ and 4 (y − xⁿ)/h − vⁿ).
+    // xⁿ⁺¹ = y + t (y − xⁿ); vⁿ⁺¹ = 4 (y − xⁿ)/h − vⁿ
     combine(x, 1.0, x, m_fraction, m_move);
-    combine(v, 2.0 * (1.0 + m_fraction) / h, m_move, -1.0, v);
+    combine(v, 4.0 / h, m_move, -1.0, v);
 }
 
 // --- factory ----------------------------------------------------------------------------------------

@@ -189,9 +189,11 @@ private:
 /// evaluated at y: 2y − xⁿ itself may be inverted or penetrating (not stiffly accurate).
 ///
 /// Our rule where the spec only warns: the move y → 2y − xⁿ is cut to y + t (y − xⁿ) with t the move
-/// limit's safe fraction (1 when nothing is in the way), and vⁿ⁺¹ = 2 (xⁿ⁺¹ − xⁿ)/h − vⁿ keeps the
-/// method's kinematic relation xⁿ⁺¹ = xⁿ + h (vⁿ + vⁿ⁺¹)/2. A cut step is no longer symplectic (it loses
-/// or gains energy), but no state the run writes or starts from is inverted or penetrating.
+/// limit's safe fraction (1 when nothing is in the way); the velocity stays the rule's 4 (y − xⁿ)/h − vⁿ,
+/// the momentum balance at y, where the contact forces acted. A cut step is no longer symplectic, but no
+/// state the run writes or starts from is inverted or penetrating. Deriving the velocity from the cut
+/// position instead (keeping xⁿ⁺¹ = xⁿ + h (vⁿ + vⁿ⁺¹)/2) made cut impacts nearly inelastic: two blocks
+/// colliding kept 0.2 J of 128 J, against 113 J with this rule.
 class ImplicitMidpoint final : public Integrator {
 public:
     explicit ImplicitMidpoint(int num_local);
