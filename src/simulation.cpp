@@ -376,7 +376,7 @@ void Simulation::restore_checkpoint() {
 
 solver::StepResult Simulation::step() {
     // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; 2. the method
-    // minimises; 3. velocities from the step's end.
+    // minimises; 3. the integrator's end state and velocities from the solve's result.
     // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): prescribed nodes go
     // there; obstacles go to t + h, where the integrator's end state must clear them.
     const double h = m_scene.dt;

@@ -158,7 +158,8 @@ std::pair<double, double> BlockJacobi::update_residual(
             z(i, 0) = z0;
             z(i, 1) = z1;
             z(i, 2) = z2;
-            // Added term by term, as the unfused kernels add them (same sums to the bit).
+            // Added term by term, as the unfused kernels add them: the same sums to the bit on the host
+            // backends (a GPU reduction's tree may depend on the kernel).
             sum_rr += r0 * r0;
             sum_rz += r0 * z0;
             sum_rr += r1 * r1;
