@@ -25,7 +25,7 @@ set -euo pipefail
 
 say() { printf '[intact slurm test] %s\n' "$*" >&2; }
 (($# == 5)) || {
-  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|restart STATE_DIR SCENE OUTPUT INTACT_BIN"
+  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|restart|resubmit STATE_DIR SCENE OUTPUT INTACT_BIN"
   exit 2
 }
 case_name=$1 state=$2 scene=$3 output=$4 bin=$5
@@ -64,10 +64,13 @@ failing)
     "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
   expect=FAILED
   ;;
-restart)
+restart | resubmit)
   # The reference: the same run, uninterrupted, with mpirun on 2 ranks (the same partition as the job's).
-  # It must take longer than a job's signal window: Slurm checks time limits every 30 s, so with
-  # --time=1 --signal=B:USR1@30 the signal comes 0-30 s into each job (measured). When the reference takes
+  # It must take longer than a job's signal window. slurmctld checks time limits about every 30 s and
+  # sends the signal at the first check within its lead of the limit: with --time=1 --signal=B:USR1@45
+  # at least one check falls in that 45 s window, so the signal comes 15-45 s into each job. (With a
+  # 30 s lead the window is as long as the check period, and a job was seen to get no signal at all
+  # before its kill at the limit.) When the reference takes
   # under 45 s, the steps are scaled up once (to about 60 s) and it runs again.
   restart_steps=${INTACT_RESTART_STEPS:-120}
   for attempt in 1 2; do
@@ -93,9 +96,13 @@ restart)
     restart_steps=$((restart_steps * 60 / (took > 0 ? took : 1) + 1))
   done
   # Each job may do little before its signal: allow many requeues.
+  # restart: the job requeues itself (scontrol requeue). resubmit: the job is submitted with --no-requeue,
+  # so Slurm refuses the requeue (as a cluster with JobRequeue=0 does) and the script submits follow-up
+  # jobs instead.
+  requeue_option=$([[ $case_name == resubmit ]] && echo --no-requeue || echo --requeue)
   job=$(cd "$root" && SCENE=$scene OUTPUT=$output/run INTACT_BIN=$bin INTACT_SET="$restart_sets" INTACT_MAX_RESTARTS=60 \
-    sbatch --parsable --output="$log" --job-name=intact-test-restart --time=1 --signal=B:USR1@30 \
-    -n 2 slurm/run_cpu.sbatch)
+    INTACT_SIGNAL=B:USR1@45 sbatch --parsable --output="$log" --job-name="intact-test-$case_name" --time=1 \
+    --signal=B:USR1@45 "$requeue_option" -n 2 slurm/run_cpu.sbatch)
   expect=COMPLETED
   ;;
 *)
@@ -121,19 +128,33 @@ fail() {
 }
 
 # Wait until the job has left the queue, then for its record in the job completion log.
-timeout=${INTACT_JOB_TIMEOUT:-$([[ $case_name == restart ]] && echo 600 || echo 300)}
+timeout=${INTACT_JOB_TIMEOUT:-$([[ $case_name == restart || $case_name == resubmit ]] && echo 600 || echo 300)}
 start=$SECONDS
-while [[ -n $(squeue -h -j "$job" -o %T 2>/dev/null) ]]; do
+# A resubmitting job is followed by new jobs of the same name; the last one ends the run.
+chain_left() {
+  if [[ $case_name == resubmit ]]; then
+    squeue -h -n "intact-test-$case_name" -o %i 2>/dev/null
+  else
+    squeue -h -j "$job" -o %T 2>/dev/null
+  fi
+}
+while [[ -n $(chain_left) ]]; do
   # Slurm holds a requeued job for about two minutes; the test need not wait for that.
   if [[ $case_name == restart && $(squeue -h -j "$job" -o %r 2>/dev/null) == BeginTime ]]; then
     scontrol update JobId="$job" StartTime=now 2>/dev/null || true
   fi
   if ((SECONDS - start > timeout)); then
     scancel "$job" || true
+    [[ $case_name == resubmit ]] && scancel -n "intact-test-$case_name" || true
     fail "job $job still queued or running after $timeout s: $(squeue -h -j "$job" -o '%T %R')"
   fi
   sleep 1
 done
+if [[ $case_name == resubmit ]]; then
+  first_job=$job
+  last=$(grep -o 'resubmitted as job [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || true)
+  job=${last:-$job}
+fi
 state_line=""
 for _ in $(seq 20); do
   # A requeued job has one record per run; the last one is the job's final state.
@@ -166,9 +187,18 @@ scaling)
   say "ok: $table rows for ranks $rows, plot $output/scaling.png"
   cat "$table" >&2
   ;;
-restart)
-  requeues=$(grep -c "requeueing job $job" "$log" || true)
-  ((requeues >= 1)) || fail "expected the job to be stopped by its time-limit signal and requeued, found no requeue"
+restart | resubmit)
+  if [[ $case_name == restart ]]; then
+    requeues=$(grep -c "requeueing job $job" "$log" || true)
+    ((requeues >= 1)) || fail "expected the job to be stopped by its time-limit signal and requeued, found no requeue"
+  else
+    grep -q "scontrol requeue $first_job was refused" "$log" ||
+      fail "expected Slurm to refuse requeueing job $first_job (--no-requeue) and the script to say so"
+    requeues=$(grep -c "resubmitted as job" "$log" || true)
+    ((requeues >= 1)) || fail "expected job $first_job to be stopped by its time-limit signal and resubmitted, found no resubmission"
+    refusals=$(grep -c "was refused" "$log" || true)
+    ((refusals == 1)) || fail "expected one refused requeue (later jobs resubmit without asking), found $refusals"
+  fi
   grep -q "received SIGUSR1" "$log" || fail "expected the time-limit signal SIGUSR1 in the job log"
   grep -q "restart from .*checkpoints/step_" "$log" || fail "expected a restart from a checkpoint in the job log"
   python3 - "$output/reference/metrics.jsonl" "$output/run/metrics.jsonl" "$restart_steps" <<'EOF' ||
@@ -189,7 +219,7 @@ EOF
       fail "$final/$(basename "$file") differs from the uninterrupted run's"
   done
   cmp -s "$output/reference/intact.pvd" "$output/run/intact.pvd" || fail "intact.pvd differs from the uninterrupted run's"
-  say "ok: stopped by the time-limit signal and requeued $requeues time(s); the final state equals the uninterrupted run's"
+  say "ok: stopped by the time-limit signal and restarted $requeues time(s); the final state equals the uninterrupted run's"
   sacct -c -j "$job" -n -P -o JobID,State,ExitCode,Elapsed >&2 || true
   ;;
 failing)
