@@ -110,16 +110,22 @@ inline json bounce_scene(const std::string& integrator, int steps) {
     return scene;
 }
 
-// Centre-of-mass height (m), reduced over ranks.
-inline double centre_height(const Simulation& simulation) {
+// Mass-weighted mean of the z component of a node field (positions: the centre-of-mass height, m;
+// velocities: its velocity, m/s), reduced over ranks.
+inline double centre_z(const Simulation& simulation, const NodeField& field) {
     const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
-    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), field);
     double m = 0.0, mz = 0.0;
     for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
         m += mass(i);
         mz += mass(i) * x(i, 2);
     }
     return comm::allreduce_sum(MPI_COMM_WORLD, mz) / comm::allreduce_sum(MPI_COMM_WORLD, m);
+}
+
+// Centre-of-mass height (m), reduced over ranks.
+inline double centre_height(const Simulation& simulation) {
+    return centre_z(simulation, simulation.positions());
 }
 
 } // namespace intact::test::integration
