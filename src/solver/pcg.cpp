@@ -11,16 +11,20 @@ namespace intact::solver {
 
 namespace {
 
+using InverseBlocks = Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>;
+
+// Row `row` of D⁻¹ᵢ r for node i's inverted diagonal block and a residual row (r0, r1, r2).
+KOKKOS_INLINE_FUNCTION double
+jacobi_row(const InverseBlocks& inverse, int i, int row, double r0, double r1, double r2) {
+    return inverse(i, row, 0) * r0 + inverse(i, row, 1) * r1 + inverse(i, row, 2) * r2;
+}
+
 // z = D⁻¹ r on owned rows, D⁻¹ the inverted diagonal blocks.
-void apply_block_jacobi(const Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>& inverse,
-                        const NodeField& r,
-                        const NodeField& z,
-                        int n) {
+void apply_block_jacobi(const InverseBlocks& inverse, const NodeField& r, const NodeField& z, int n) {
     Kokkos::parallel_for(
         "intact::solver::pcg_precondition", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
             for (int row = 0; row < 3; ++row) {
-                z(i, row) = inverse(i, row, 0) * r(i, 0) + inverse(i, row, 1) * r(i, 1) +
-                            inverse(i, row, 2) * r(i, 2);
+                z(i, row) = jacobi_row(inverse, i, row, r(i, 0), r(i, 1), r(i, 2));
             }
         });
 }
@@ -149,9 +153,9 @@ std::pair<double, double> BlockJacobi::update_residual(
             const double r0 = r(i, 0) - alpha * q(i, 0);
             const double r1 = r(i, 1) - alpha * q(i, 1);
             const double r2 = r(i, 2) - alpha * q(i, 2);
-            const double z0 = inverse(i, 0, 0) * r0 + inverse(i, 0, 1) * r1 + inverse(i, 0, 2) * r2;
-            const double z1 = inverse(i, 1, 0) * r0 + inverse(i, 1, 1) * r1 + inverse(i, 1, 2) * r2;
-            const double z2 = inverse(i, 2, 0) * r0 + inverse(i, 2, 1) * r1 + inverse(i, 2, 2) * r2;
+            const double z0 = jacobi_row(inverse, i, 0, r0, r1, r2);
+            const double z1 = jacobi_row(inverse, i, 1, r0, r1, r2);
+            const double z2 = jacobi_row(inverse, i, 2, r0, r1, r2);
             r(i, 0) = r0;
             r(i, 1) = r1;
             r(i, 2) = r2;

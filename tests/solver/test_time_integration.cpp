@@ -194,4 +194,51 @@ TEST(TimeIntegration, ImplicitMidpointCutStepsKeepTheRebound) {
     EXPECT_GT(velocity, 1.0);
 }
 
+TEST(TimeIntegration, ImplicitMidpointCutStepsConserveMomentum) {
+    // Two soft blocks, no gravity, no friction: one flies at 4 m/s into the other at rest. Contact forces
+    // are equal and opposite, so the rule's velocity 4 (y − xⁿ)/h − vⁿ keeps Σ m v exactly, cut steps
+    // included (a velocity from the cut position would scale the momentum by the cut fraction t).
+    json moving;
+    moving["mesh"]["box"] = {{"min", {-0.25, 0.0, 0.0}}, {"max", {-0.05, 0.2, 0.2}}, {"cells", {2, 2, 2}}};
+    moving["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    moving["velocity"] = {4.0, 0.0, 0.0};
+    json resting = moving;
+    resting["mesh"]["box"] = {{"min", {0.05, 0.02, 0.01}}, {"max", {0.25, 0.22, 0.21}}, {"cells", {2, 2, 2}}};
+    resting["velocity"] = {0.0, 0.0, 0.0};
+    json document;
+    document["time"] = {{"dt", 0.005}, {"end", 0.15}};
+    document["gravity"] = {0.0, 0.0, 0.0};
+    document["bodies"] = json::array({moving, resting});
+    document["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    document["integrator"] = {{"type", "implicit_midpoint"}};
+    document["output"] = {{"every", 1000}};
+    Simulation simulation = make_simulation(document, "midpoint_momentum");
+    const auto momentum = [&]() {
+        const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
+        const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+        double p = 0.0;
+        for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+            p += mass(i) * v(i, 0);
+        }
+        return comm::allreduce_sum(MPI_COMM_WORLD, p);
+    };
+    const double initial = momentum();
+    int cut_steps = 0, contact_steps = 0;
+    double drift = 0.0;
+    simulation.run([&](const solver::StepResult& result) {
+        cut_steps += simulation.integrator().move_fraction().value() < 1.0 ? 1 : 0;
+        contact_steps += result.contact_pairs > 0 ? 1 : 0;
+        drift = std::max(drift, std::abs(momentum() - initial) / std::abs(initial));
+    });
+    if (world_rank() == 0) {
+        std::printf(
+            "implicit_midpoint momentum: largest relative drift %.3e, %d cut steps, %d steps in contact\n",
+            drift, cut_steps, contact_steps);
+    }
+    EXPECT_GE(cut_steps, 1);
+    EXPECT_GE(contact_steps, 1);
+    EXPECT_LT(drift, 1e-9);
+}
+
 } // namespace
