@@ -47,6 +47,28 @@ std::pair<double, double> difference(MPI_Comm comm, int n, const NodeField& a, c
     return {comm::allreduce_max(comm, d), comm::allreduce_max(comm, m)};
 }
 
+// ‖mask ⊙ (b − Ax)‖ / ‖mask ⊙ b‖ over owned rows and ranks (a free function: CUDA's device lambdas may
+// not live in a test body).
+double relative_residual(MPI_Comm comm,
+                         int n,
+                         const Kokkos::View<const double*, MemSpace>& mask,
+                         const NodeField& b,
+                         const NodeField& ax) {
+    double sums[2] = {0.0, 0.0};
+    Kokkos::parallel_reduce(
+        "pcg_test_residual", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int i, double& rr, double& bb) {
+            for (int c = 0; c < 3; ++c) {
+                const double ri = mask(i) * (b(i, c) - ax(i, c));
+                const double bi = mask(i) * b(i, c);
+                rr += ri * ri;
+                bb += bi * bi;
+            }
+        },
+        sums[0], sums[1]);
+    return std::sqrt(comm::allreduce_sum(comm, sums[0]) / comm::allreduce_sum(comm, sums[1]));
+}
+
 // A clamped beam; after one step its potential holds an assembled, distributed Hessian.
 io::Scene clamped_beam() {
     nlohmann::json scene;
@@ -79,7 +101,7 @@ TEST(Pcg, FusedAndUnfusedResidualUpdatesGiveTheSameSolveAndItSolves) {
     auto& potential = simulation.potential();
     const int rows = potential.matrix().num_cols();
     const int owned = potential.num_owned();
-    NodeField b("b", rows), fused("fused", rows), unfused("unfused", rows), residual("residual", rows);
+    NodeField b("b", rows), fused("fused", rows), unfused("unfused", rows), product("product", rows);
     fill_rhs(b);
     solver::Pcg pcg(owned, rows, simulation.halo(), potential.free_mask());
     solver::BlockJacobi jacobi(potential.matrix(), potential.free_mask());
@@ -98,26 +120,12 @@ TEST(Pcg, FusedAndUnfusedResidualUpdatesGiveTheSameSolveAndItSolves) {
         const auto [d, m] = difference(MPI_COMM_WORLD, owned, fused, unfused);
         EXPECT_LE(d, 1e-14 * m) << "max_iterations " << cap;
     }
-    // ‖mask ⊙ (b − A x)‖ over owned rows against ‖mask ⊙ b‖.
     simulation.halo().gather(fused);
-    hessian(fused, residual);
-    const auto mask = potential.free_mask();
-    double sums[2] = {0.0, 0.0};
-    Kokkos::parallel_reduce(
-        "pcg_test_residual", Kokkos::RangePolicy<ExecSpace>(0, owned),
-        KOKKOS_LAMBDA(const int i, double& rr, double& bb) {
-            for (int c = 0; c < 3; ++c) {
-                const double ri = mask(i) * (b(i, c) - residual(i, c));
-                rr += ri * ri;
-                bb += mask(i) * b(i, c) * mask(i) * b(i, c);
-            }
-        },
-        sums[0], sums[1]);
-    const double rr = comm::allreduce_sum(MPI_COMM_WORLD, sums[0]);
-    const double bb = comm::allreduce_sum(MPI_COMM_WORLD, sums[1]);
+    hessian(fused, product);
+    const double relative = relative_residual(MPI_COMM_WORLD, owned, potential.free_mask(), b, product);
     // Within the tolerance itself (the recursive residual PCG stops on differs from the true one by
     // round-off): measured 6.4e-11; without the final x += α p, 1.05e-10.
-    EXPECT_LT(std::sqrt(rr), 1e-10 * std::sqrt(bb));
+    EXPECT_LT(relative, 1e-10);
 }
 
 TEST(Pcg, WarmStartFromTheSolutionTakesNoIterationAndNearItFewer) {
