@@ -1,9 +1,9 @@
 // Device contact assembly (barrier_pairs, friction_pairs, contact_matrix) against the host
 // BarrierPotential / FrictionPotential: energies, gradient rows, diagonal blocks and the products of the
-// other blocks with a random vector, within 1e-12 relative, on random, degenerate (parallel edges, points
-// near triangle edges and vertices, point–plane) and distributed configurations; bit-identical repeated
-// assembly; finite differences of the device gradients against the device energies; the case-reduced
-// PSD projection against project_psd<12>, and what the projection costs.
+// other blocks with a random vector, within 1e-12 relative (4e-12 on CUDA: see k_match), on random,
+// degenerate (parallel edges, points near triangle edges and vertices, point–plane) and distributed
+// configurations; bit-identical repeated assembly; finite differences of the device gradients against the
+// device energies; the case-reduced PSD projection against project_psd<12>, and what the projection costs.
 #include "kernels/edge_edge_mollifier.hpp"
 #include "kernels/pair_distance.hpp"
 #include "kernels/pair_projection.hpp"
@@ -405,6 +405,16 @@ json two_meshed_blocks(double dhat) {
                  dhat, true);
 }
 
+// The device kernels and the host path evaluate the same formulas in different orders; nvcc also fuses
+// a·b + c into one FMA (one rounding where the host rounds twice), which the 12×12 PSD projection
+// amplifies: 1.22e-12 on an H200 for the diagonal blocks and block products of the random configurations,
+// 1e-12 or better on the CPU backends.
+#ifdef KOKKOS_ENABLE_CUDA
+constexpr double k_match = 4e-12;
+#else
+constexpr double k_match = 1e-12;
+#endif
+
 // ---- Tests ---------------------------------------------------------------------------------------------
 
 TEST(ContactAssembly, RandomConfigurationsMatchTheHostPath) {
@@ -420,7 +430,7 @@ TEST(ContactAssembly, RandomConfigurationsMatchTheHostPath) {
         for (int s = 0; s < setup->surface->num_body_vertices(); ++s) {
             xs[static_cast<std::size_t>(s)] = {u(rng), u(rng), 0.02 * dhat + u(rng)};
         }
-        pairs += compare_barrier(*setup, xs, 3.7e4, 1e-12);
+        pairs += compare_barrier(*setup, xs, 3.7e4, k_match);
         auto xs_start = xs;
         for (auto& r : xs_start) {
             r[0] -= 1e-3 * dhat * (u(rng) - dhat);
@@ -431,7 +441,7 @@ TEST(ContactAssembly, RandomConfigurationsMatchTheHostPath) {
             xs_eval[s][0] += 1e-4 * (u(rng) - dhat);
             xs_eval[s][1] += 1e-4 * (u(rng) - dhat);
         }
-        compare_friction(*setup, xs_start, xs, xs_eval, 3.7e4, 1e-12);
+        compare_friction(*setup, xs_start, xs, xs_eval, 3.7e4, k_match);
     }
     EXPECT_GT(pairs, 200);
 }
@@ -447,8 +457,8 @@ TEST(ContactAssembly, DegenerateConfigurationsMatchTheHostPath) {
         for (int s = half; s < setup->surface->num_body_vertices(); ++s) {
             xs[static_cast<std::size_t>(s)][2] -= 0.4 - 0.3 * dhat;
         }
-        EXPECT_GT(compare_barrier(*setup, xs, 1e3, 1e-12), 0);
-        compare_friction(*setup, xs, xs, xs, 1e3, 1e-12);
+        EXPECT_GT(compare_barrier(*setup, xs, 1e3, k_match), 0);
+        compare_friction(*setup, xs, xs, xs, 1e3, k_match);
     }
     // A vertex of the upper block near an edge, then near a vertex, of the lower block's top face (a point
     // just outside the face: point–edge and point–point cases), the lower block 0.5 d̂ above the plane.
@@ -475,8 +485,8 @@ TEST(ContactAssembly, DegenerateConfigurationsMatchTheHostPath) {
                 xs[static_cast<std::size_t>(s)][c] += shift[c];
             }
         }
-        EXPECT_GT(compare_barrier(*setup, xs, 1e3, 1e-12), 0);
-        compare_friction(*setup, xs, xs, xs, 1e3, 1e-12);
+        EXPECT_GT(compare_barrier(*setup, xs, 1e3, k_match), 0);
+        compare_friction(*setup, xs, xs, xs, 1e3, k_match);
     }
 }
 
@@ -490,8 +500,8 @@ TEST(ContactAssembly, DistributedSceneMatchesTheHostPathOnEveryRank) {
     setup->surface->update_ghosts(x, nullptr, dhat);
     std::vector<Vec3> xs;
     setup->surface->gather(x, setup->surface->obstacle_positions(0.0), xs);
-    const int pairs = compare_barrier(*setup, xs, 2e4, 1e-12);
-    compare_friction(*setup, xs, xs, xs, 2e4, 1e-12);
+    const int pairs = compare_barrier(*setup, xs, 2e4, k_match);
+    compare_friction(*setup, xs, xs, xs, 2e4, k_match);
     // Cross-partition pairs: active pairs with rows owned here and on another rank.
     const auto active = setup->barrier->active_pairs(xs);
     long long local_counts[3] = {static_cast<long long>(pairs), 0, 0};
