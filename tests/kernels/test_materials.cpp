@@ -653,4 +653,98 @@ TEST(ElasticElement, InvertedNeoHookeanElementIsInfiniteWithZeroDerivatives) {
     EXPECT_TRUE(near(v.hessian[0], Mat12::Zero(), 0.0, 0.0));
 }
 
+// V psi(F1) - V psi(F0) of neo-Hookean in long double, from H = F - I so that nothing of order 1 cancels:
+// tr(F^T F) - 3 = 2 tr H + |H|^2 and ln J = log1p(tr H + i2(H) + det H).
+long double neo_hookean_energy_from_displacement_gradient(const NeoHookean& m,
+                                                          const std::array<std::array<long double, 3>, 3>& H,
+                                                          long double volume) {
+    long double trace = 0.0L, squares = 0.0L, i2 = 0.0L;
+    for (int i = 0; i < 3; ++i) {
+        trace += H[i][i];
+        for (int j = 0; j < 3; ++j) {
+            squares += H[i][j] * H[i][j];
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        for (int j = i + 1; j < 3; ++j) {
+            i2 += H[i][i] * H[j][j] - H[i][j] * H[j][i];
+        }
+    }
+    const long double det = H[0][0] * (H[1][1] * H[2][2] - H[1][2] * H[2][1]) -
+                            H[0][1] * (H[1][0] * H[2][2] - H[1][2] * H[2][0]) +
+                            H[0][2] * (H[1][0] * H[2][1] - H[1][1] * H[2][0]);
+    const long double log_J = std::log1p(trace + i2 + det);
+    const long double mu = m.mu, lambda = m.lambda;
+    return volume * (0.5L * mu * (2.0L * trace + squares) - mu * log_J + 0.5L * lambda * log_J * log_J);
+}
+
+TEST(ElasticElement, EnergyChangeOfATinyStepNearRestKeepsItsDigits) {
+    // A stiff tet (E = 1e8 Pa, 0.1 m) strained by 1e-4, then moved by 1e-9 m: the change (about 1e-11 J)
+    // is below the rounding of psi itself (mu eps V, about 1e-12 J), which the direct difference carries;
+    // elastic_energy_change matches a long-double reference to 1e-7.
+    const NeoHookean m = lame_from_youngs<NeoHookean>(1e8, 0.3);
+    const Tet X = {Vec3(0.0, 0.0, 0.0), Vec3(0.1, 0.0, 0.0), Vec3(0.0, 0.1, 0.0), Vec3(0.0, 0.0, 0.1)};
+    const Mat3 Dm_inv = rest_shape_inverse(X.data());
+    const double V = rest_volume(X.data());
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int trial = 0; trial < 20; ++trial) {
+        Tet x = X, step;
+        for (int a = 0; a < 4; ++a) {
+            x[a] += 1e-5 * Vec3(u(rng), u(rng), u(rng));
+            step[a] = 1e-9 * Vec3(u(rng), u(rng), u(rng));
+        }
+        // Reference: H = (Ds - Dm) Dm^{-1} from the displacements, in long double.
+        auto displacement_gradient = [&](const Tet& corners, const Tet* extra) {
+            std::array<std::array<long double, 3>, 3> H{};
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    for (int k = 0; k < 3; ++k) {
+                        long double du = static_cast<long double>(corners[k + 1](i)) - corners[0](i) -
+                                         (static_cast<long double>(X[k + 1](i)) - X[0](i));
+                        if (extra) {
+                            du += static_cast<long double>((*extra)[k + 1](i)) - (*extra)[0](i);
+                        }
+                        H[i][j] += du * Dm_inv(k, j);
+                    }
+                }
+            }
+            return H;
+        };
+        const long double reference =
+            neo_hookean_energy_from_displacement_gradient(m, displacement_gradient(x, &step), V) -
+            neo_hookean_energy_from_displacement_gradient(m, displacement_gradient(x, nullptr), V);
+        const double change = elastic_energy_change(m, x.data(), step.data(), Dm_inv, V);
+        Tet moved = x;
+        for (int a = 0; a < 4; ++a) {
+            moved[a] += step[a];
+        }
+        const double direct = elastic_element(m, moved.data(), Dm_inv, V, nullptr, nullptr) -
+                              elastic_element(m, x.data(), Dm_inv, V, nullptr, nullptr);
+        const double error = std::abs(change - static_cast<double>(reference));
+        EXPECT_LE(error, 1e-7 * std::abs(static_cast<double>(reference)))
+            << "trial " << trial << ": change " << change << ", reference " << static_cast<double>(reference)
+            << ", direct difference " << direct;
+    }
+}
+
+TEST(ElasticElement, EnergyChangeOfALargeStepIsTheDifference) {
+    const NeoHookean m = lame_from_youngs<NeoHookean>(1e5, 0.4);
+    const Tet X = {Vec3(0.0, 0.0, 0.0), Vec3(1.0, 0.0, 0.0), Vec3(0.0, 1.0, 0.0), Vec3(0.0, 0.0, 1.0)};
+    const Tet x = {Vec3(0.0, 0.0, 0.0), Vec3(1.1, 0.0, 0.0), Vec3(0.0, 0.9, 0.1), Vec3(0.0, 0.0, 1.0)};
+    const Tet step = {Vec3(0.0, 0.0, 0.0), Vec3(0.05, 0.0, 0.0), Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.02, -0.03)};
+    const Mat3 Dm_inv = rest_shape_inverse(X.data());
+    const double V = rest_volume(X.data());
+    Tet moved = x;
+    for (int a = 0; a < 4; ++a) {
+        moved[a] += step[a];
+    }
+    const double direct = elastic_element(m, moved.data(), Dm_inv, V, nullptr, nullptr) -
+                          elastic_element(m, x.data(), Dm_inv, V, nullptr, nullptr);
+    EXPECT_EQ(elastic_energy_change(m, x.data(), step.data(), Dm_inv, V), direct);
+    const Tet inverting = {Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.0, 0.0),
+                           Vec3(0.0, 0.0, -1.5)};
+    EXPECT_TRUE(std::isinf(elastic_energy_change(m, x.data(), inverting.data(), Dm_inv, V)));
+}
+
 } // namespace
