@@ -207,6 +207,16 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
     bool contact_at_x = m_contact != nullptr;
     double first_norm = 0.0;
+    // Re-lagging friction at every iterate makes the objective move with x: a fixed-point loop that need not
+    // converge. On the soft pile of bench_step (friction 0.3) 3 of 20 steps oscillated with ‖e‖/‖e₀‖
+    // between 3e-3 and 2e-2 for 80 iterations. So the lag is frozen for the rest of the step once ‖e‖ has
+    // not reached a new minimum for `k_relag_patience` iterations: from there Newton minimises one fixed
+    // objective (measured: 17 → 19 converged steps, 594 → 393 Newton iterations; the last one diverges as
+    // σ grows, unrelated to friction).
+    constexpr int k_relag_patience = 3;
+    bool relag = m_friction && m_options.friction_update == "per_iteration";
+    double best_norm = std::numeric_limits<double>::infinity();
+    int since_best = 0;
     for (int l = 0; l < m_settings.max_iterations; ++l) {
         // 1. The boundary's remaining motion Δ, placed on its target once below the solve's resolution
         //    (as IPC does).
@@ -226,7 +236,7 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
                 contact_at_x = true;
             }
             update_augmented_set(std::sqrt(m_contact->min_squared_distance()));
-            if (m_friction && l > 0 && m_options.friction_update == "per_iteration") {
+            if (relag && l > 0) {
                 lag_friction(x, problem.h);
                 ++result.friction_lags;
             }
@@ -242,6 +252,12 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
         const double norm = gradient_norm();
         if (l == 0) {
             first_norm = norm;
+        }
+        if (norm < best_norm) {
+            best_norm = norm;
+            since_best = 0;
+        } else if (relag && ++since_best >= k_relag_patience) {
+            relag = false; // a global value: every rank freezes at the same iteration
         }
         {
             ScopedTimer timer(seconds.linear_solve);

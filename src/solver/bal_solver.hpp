@@ -14,8 +14,9 @@
 ///   1. A at x; d_min (global MIN); A′ ← {} when d_min > augment_distance, else rebuilt from the pairs of
 ///      A closer than augment_distance when d_min < d_min of the previous iterate or A′ is empty (μ of
 ///      surviving pairs kept, spec A7);
-///   2. friction re-lagged at x with normal forces −φ′ (barrier and augmentation; `per_iteration`, §2.8),
-///      or only at xᵗ (`per_solve`);
+///   2. friction re-lagged at x with normal forces −φ′ (barrier and augmentation; `per_iteration`, §2.8)
+///      until ‖e‖ has not reached a new minimum for 3 iterations, then kept for the rest of the step (a
+///      moving objective need not converge), or only at xᵗ (`per_solve`);
 ///   3. e = ∇L_σ and the projected Hessian; p from PCG to relative `pcg_tolerance`, stopping early when
 ///      ‖r‖ has not fallen over `stall_window` iterations (§3.5), optionally from the decade warm start;
 ///   4. the step bound (inversion + CCD) and backtracking on L_σ (σ, μ, s, A′, friction frozen; A
