@@ -45,21 +45,19 @@ KOKKOS_INLINE_FUNCTION double elastic_element(const Material& material,
     return rest_volume * psi;
 }
 
-/// Change of the elastic energy V psi(F) of one tet (J) from corners x to corners x + step, computed so
-/// that small changes keep their digits. The direct difference V psi(F1) - V psi(F0) carries the rounding
-/// of psi itself: near rest, neo-Hookean's tr(F^T F) - 3 loses mu * eps * V per element whatever the
-/// step, which for a stiff block (E = 1e8 Pa) is larger than the whole decrease a converging Newton step
-/// offers, so the line search saw only noise (issue 14, the block on a slope). For a small step
-/// (||dF||_F <= 1e-3, J >= 0.5) the change is the path integral int_0^1 P(F0 + s dF) : dF ds by 3-point
-/// Gauss-Legendre, dF from the corner steps directly (error of order ||dF||^7 psi's seventh derivative,
-/// far below rounding); larger steps change psi by more than its rounding, and use the difference. +infinity
-/// when the trial inverts a neo-Hookean element. Device-callable.
+/// Change of the elastic energy V psi(F) of one tet (J) from corners x to x + step, keeping the digits of
+/// small changes: the plain difference V psi(F1) - V psi(F0) carries the rounding of psi (about mu V eps
+/// near rest, where tr(F^T F) - 3 cancels), more than a converging Newton step gains on a stiff body. For
+/// a small step (||dF||_F <= 1e-3, det F0 >= 0.5, det(F0 + dF) > 0) it integrates the stress along the
+/// step, int_0^1 P(F0 + s dF) : dF ds, by 3-point Gauss-Legendre (error O(||dF||^7)), dF from the corner
+/// steps; otherwise it takes the difference (+infinity when the trial inverts a neo-Hookean element).
+/// Device-callable.
 template <class Material>
 KOKKOS_INLINE_FUNCTION double elastic_energy_change(
     const Material& material, const Vec3 x[4], const Vec3 step[4], const Mat3& Dm_inv, double rest_volume) {
     const Mat3 F0 = deformation_gradient(x, Dm_inv);
     const Mat3 dF = deformation_gradient(step, Dm_inv);
-    if (dF.squaredNorm() <= 1e-6 && det(F0) >= 0.5) {
+    if (dF.squaredNorm() <= 1e-6 && det(F0) >= 0.5 && det(Mat3(F0 + dF)) > 0.0) {
         const double half_width = 0.5 * ::sqrt(0.6);
         const double nodes[3] = {0.5 - half_width, 0.5, 0.5 + half_width};
         const double weights[3] = {5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0};

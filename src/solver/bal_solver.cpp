@@ -207,12 +207,9 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
     bool contact_at_x = m_contact != nullptr;
     double first_norm = 0.0;
-    // Re-lagging friction at every iterate makes the objective move with x: a fixed-point loop that need not
-    // converge. On the soft pile of bench_step (friction 0.3) 3 of 20 steps oscillated with ‖e‖/‖e₀‖
-    // between 3e-3 and 2e-2 for 80 iterations. So the lag is frozen for the rest of the step once ‖e‖ has
-    // not reached a new minimum for `k_relag_patience` iterations: from there Newton minimises one fixed
-    // objective (measured: 17 → 19 converged steps, 594 → 393 Newton iterations; the last one diverges as
-    // σ grows, unrelated to friction).
+    // Re-lagging friction at every iterate moves the objective with x, a fixed-point loop that need not
+    // converge (it oscillated on the soft pile): the lag is kept for the rest of the step once ‖e‖ has not
+    // reached a new minimum for `k_relag_patience` iterations.
     constexpr int k_relag_patience = 3;
     bool relag = m_friction && m_options.friction_update == "per_iteration";
     double best_norm = std::numeric_limits<double>::infinity();

@@ -34,7 +34,8 @@
 /// Distributed: A and A′ pairs are held by every rank owning one of their rows and counted by the owner
 /// of their smallest global row; μᵢ and sᵢ live with the pair in a ConstraintSet and are computed from the
 /// same gathered rows on every holder; the contact ghost plan carries A′'s rows (require_pairs). σ, d_min,
-/// the A′ rule, the PCG scalars, the line search and the stop are global reductions.
+/// the A′ rule, the PCG scalars, the line search, the friction freeze (from ‖e‖) and the stop are global
+/// reductions.
 
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/constraint_set.hpp"

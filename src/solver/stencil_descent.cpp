@@ -36,8 +36,9 @@ constexpr double k_armijo = 1e-4;               // c₁ of the local line search
 constexpr int k_backtracks = 10;                // L_max
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 
-// V ψ(F) of one element of any material (+∞ for an inverted neo-Hookean element).
-KOKKOS_INLINE_FUNCTION double element_energy(const StencilData& d, int e, const KVec3 (&q)[4]) {
+// V ψ(q + step) − V ψ(q) of element e, keeping the digits of small steps (kernels::elastic_energy_change).
+KOKKOS_INLINE_FUNCTION double
+element_energy_change(const StencilData& d, int e, const KVec3 (&q)[4], const KVec3 (&step)[4]) {
     kernels::Mat3 Dm;
     for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) {
@@ -49,17 +50,17 @@ KOKKOS_INLINE_FUNCTION double element_energy(const StencilData& d, int e, const 
     const double V = d.volume(e);
     switch (static_cast<MaterialModel>(d.model(e))) {
     case MaterialModel::neo_hookean:
-        return kernels::elastic_element(kernels::NeoHookean{mu, lambda}, q, Dm, V, nullptr, nullptr);
+        return kernels::elastic_energy_change(kernels::NeoHookean{mu, lambda}, q, step, Dm, V);
     case MaterialModel::stable_neo_hookean:
-        return kernels::elastic_element(kernels::StableNeoHookean{mu, lambda}, q, Dm, V, nullptr, nullptr);
+        return kernels::elastic_energy_change(kernels::StableNeoHookean{mu, lambda}, q, step, Dm, V);
     case MaterialModel::fixed_corotated:
-        return kernels::elastic_element(kernels::FixedCorotated{mu, lambda}, q, Dm, V, nullptr, nullptr);
+        return kernels::elastic_energy_change(kernels::FixedCorotated{mu, lambda}, q, step, Dm, V);
     case MaterialModel::stvk:
-        return kernels::elastic_element(kernels::StVK{mu, lambda}, q, Dm, V, nullptr, nullptr);
+        return kernels::elastic_energy_change(kernels::StVK{mu, lambda}, q, step, Dm, V);
     case MaterialModel::linear:
         break;
     }
-    return kernels::elastic_element(kernels::LinearElastic{mu, lambda}, q, Dm, V, nullptr, nullptr);
+    return kernels::elastic_energy_change(kernels::LinearElastic{mu, lambda}, q, step, Dm, V);
 }
 
 // The four nodes of stencil k (elements first, then pairs); −1 for a slot that is no stencil vertex.
@@ -150,16 +151,16 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
             if (!first) {
                 continue;
             }
-            KVec3 before[4], after[4];
+            KVec3 before[4], step[4];
             for (int c = 0; c < 4; ++c) {
                 const int n = d.tets(e, c);
                 before[c] = row3(d.x, n);
                 const int s = slot_of(nodes, n);
-                after[c] =
-                    s < 0 ? before[c] : before[c] + alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+                step[c] =
+                    s < 0 ? KVec3::Zero() : KVec3(alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2)));
             }
             if (d.elastic > 0.0) {
-                change += d.elastic * d.h2c * (element_energy(d, e, after) - element_energy(d, e, before));
+                change += d.elastic * d.h2c * element_energy_change(d, e, before, step);
             }
         }
         for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {

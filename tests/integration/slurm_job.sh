@@ -143,10 +143,18 @@ chain_left() {
     squeue -h -j "$job" -o %T 2>/dev/null
   fi
 }
+released=0
 while [[ -n $(chain_left) ]]; do
-  # Slurm holds a requeued job for about two minutes; the test need not wait for that.
+  # Slurm holds a requeued job for about two minutes; the test need not wait for that, but releases it
+  # 3 s later, once per requeue: a job started in the second of its requeue was killed with "Job
+  # credential revoked" (the requeue revokes the old run's credential at one-second resolution).
   if [[ $case_name == restart && $(squeue -h -j "$job" -o %r 2>/dev/null) == BeginTime ]]; then
-    scontrol update JobId="$job" StartTime=now 2>/dev/null || true
+    if ((!released)); then
+      scontrol update JobId="$job" StartTime=now+3 2>/dev/null || true
+      released=1
+    fi
+  else
+    released=0
   fi
   if ((SECONDS - start > timeout)); then
     scancel "$job" || true

@@ -679,9 +679,9 @@ long double neo_hookean_energy_from_displacement_gradient(const NeoHookean& m,
 }
 
 TEST(ElasticElement, EnergyChangeOfATinyStepNearRestKeepsItsDigits) {
-    // A stiff tet (E = 1e8 Pa, 0.1 m) strained by 1e-4, then moved by 1e-9 m: the change (about 1e-11 J)
-    // is below the rounding of psi itself (mu eps V, about 1e-12 J), which the direct difference carries;
-    // elastic_energy_change matches a long-double reference to 1e-7.
+    // A stiff tet (E = 1e8 Pa, 0.1 m) strained by about 1e-4, then moved by 1e-9 m: the change (about
+    // 1e-8 J) is within 1e4 of the rounding of psi itself (mu eps V, about 1e-12 J), so the plain difference
+    // is off by 4e-5 to 4e-4; elastic_energy_change matches a long-double reference to 1e-7.
     const NeoHookean m = lame_from_youngs<NeoHookean>(1e8, 0.3);
     const Tet X = {Vec3(0.0, 0.0, 0.0), Vec3(0.1, 0.0, 0.0), Vec3(0.0, 0.1, 0.0), Vec3(0.0, 0.0, 0.1)};
     const Mat3 Dm_inv = rest_shape_inverse(X.data());
@@ -741,10 +741,37 @@ TEST(ElasticElement, EnergyChangeOfALargeStepIsTheDifference) {
     }
     const double direct = elastic_element(m, moved.data(), Dm_inv, V, nullptr, nullptr) -
                           elastic_element(m, x.data(), Dm_inv, V, nullptr, nullptr);
-    EXPECT_EQ(elastic_energy_change(m, x.data(), step.data(), Dm_inv, V), direct);
+    EXPECT_NEAR(elastic_energy_change(m, x.data(), step.data(), Dm_inv, V), direct, 1e-14 * std::abs(direct));
     const Tet inverting = {Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.0, 0.0),
                            Vec3(0.0, 0.0, -1.5)};
     EXPECT_TRUE(std::isinf(elastic_energy_change(m, x.data(), inverting.data(), Dm_inv, V)));
+}
+
+TEST(ElasticElement, EnergyChangeOfASmallStepMatchesTheDifferenceForEveryMaterial) {
+    // A stressed tet (strain about 0.1) and a step with ||dF|| about 5e-4: the stress integral of every
+    // material's pk1 matches the energy difference, which is accurate here (its rounding, eps |psi|, is
+    // 1e-11 of the change).
+    const Tet X = {Vec3(0.0, 0.0, 0.0), Vec3(1.0, 0.0, 0.0), Vec3(0.0, 1.0, 0.0), Vec3(0.0, 0.0, 1.0)};
+    const Tet x = {Vec3(0.0, 0.0, 0.0), Vec3(1.08, 0.05, 0.0), Vec3(0.0, 0.93, 0.04), Vec3(0.03, 0.0, 1.1)};
+    const Tet step = {Vec3(0.0, 0.0, 0.0), Vec3(3e-4, -1e-4, 2e-4), Vec3(-2e-4, 2e-4, 1e-4),
+                      Vec3(1e-4, 3e-4, -2e-4)};
+    const Mat3 Dm_inv = rest_shape_inverse(X.data());
+    const double V = rest_volume(X.data());
+    Tet moved = x;
+    for (int a = 0; a < 4; ++a) {
+        moved[a] += step[a];
+    }
+    const auto check = [&](const auto& material, const char* name) {
+        const double direct = elastic_element(material, moved.data(), Dm_inv, V, nullptr, nullptr) -
+                              elastic_element(material, x.data(), Dm_inv, V, nullptr, nullptr);
+        const double change = elastic_energy_change(material, x.data(), step.data(), Dm_inv, V);
+        EXPECT_NEAR(change, direct, 1e-8 * std::abs(direct)) << name;
+    };
+    check(lame_from_youngs<NeoHookean>(1e5, 0.4), "neo_hookean");
+    check(lame_from_youngs<StableNeoHookean>(1e5, 0.4), "stable_neo_hookean");
+    check(lame_from_youngs<FixedCorotated>(1e5, 0.4), "fixed_corotated");
+    check(lame_from_youngs<StVK>(1e5, 0.4), "stvk");
+    check(lame_from_youngs<LinearElastic>(1e5, 0.4), "linear");
 }
 
 } // namespace

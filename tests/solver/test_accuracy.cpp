@@ -1,8 +1,9 @@
-// The stopping rule lets every step's forces act (issue 14 §1), with default solver settings, on 1-4
-// ranks: a block on a 30° slope slides with Coulomb's acceleration g (sin θ − μ cos θ) at three time
-// steps and two stiffnesses; on a slope with tan θ = 0.5 and ε_v = 1e-5 m/s it slides at μ = 0.49 (the
-// stick at μ = 0.5 is not met yet, see below); free fall follows implicit Euler's closed form; a swinging
-// beam matches a tightly converged run; a block sliding on a frictionless plane keeps its speed.
+// The stopping rule lets every step's forces act (issue 14 §1), on 1-2 ranks, with default solver
+// settings unless a test says otherwise: a block on a 30° slope slides with Coulomb's acceleration
+// g (sin θ − μ cos θ) at three time steps and two stiffnesses; on a slope with tan θ = 0.5 and
+// ε_v = 1e-5 m/s it slides at μ = 0.49 and sticks at μ = 0.5 (IPC's example, friction lagged until
+// converged); free fall follows implicit Euler's closed form; a swinging beam matches a tightly converged
+// run; a block sliding on a frictionless plane keeps its speed.
 //
 // Slopes tilt gravity instead of the mesh: the block rests on the plane z = 0 and gravity is
 // g (sin θ, 0, −cos θ), so "downhill" is +x. Blocks are single-cell cubes (6 tetrahedra).
@@ -153,17 +154,11 @@ TEST(Accuracy, SlopeJustBelowTheFrictionAngleSlidesWithCoulombAcceleration) {
 }
 
 TEST(Accuracy, SlopeAtTheFrictionAngleSticks) {
-    // IPC's block on a slope (spec seed003 §9.3): a stiff block (E = 1e9 Pa) on tan θ = 0.5 with μ = 0.5,
-    // ε_v = 1e-5 m/s, h = 0.025 s, friction lagged until converged (friction_iterations 8), placed 0.2 mm
-    // above the slope (outside d̂): it lands and sticks, < 1 mm in 1 s (0.11 mm measured; it creeps at
-    // about 2.6 ε_v). Two things kept it sliding before: (1) with one lag per step the landing step has no
-    // normal force to lag (the block is not in contact at the step's start), so the impact takes no
-    // friction and the block keeps what it gained while falling (40 mm/s at h = 0.01); (2) the line
-    // search could not see the energy decrease of the last Newton steps, below the rounding of the
-    // neo-Hookean energy of a stiff element (elastic_energy_change now integrates the stress along the
-    // step), so relagged solves stalled at 16 ε_a. A block released inside d̂, where the barrier pushes
-    // harder than its weight, hops and slips while the contact force is below the weight: 2.7 mm for
-    // E = 1e8; a soft block (E = 1e6) slips about 3 mm while its shear builds after release.
+    // IPC's block on a slope (spec seed003 §9.3): E = 1e9 Pa, tan θ = μ = 0.5, ε_v = 1e-5 m/s, h = 0.025 s,
+    // friction lagged until converged, placed 0.2 mm above the slope (outside d̂). It lands and sticks:
+    // < 1 mm in 1 s (0.11 mm measured). With one lag per step the landing step has no normal force to
+    // lag, and the block keeps the speed it gained falling; released inside d̂ it hops and slips while the
+    // barrier pushes less than its weight (README, "Stopping").
     const double theta = std::atan(0.5);
     json document = block_on_plane(theta, 0.5, 1e9, 0.025, 1.0, 2e-4);
     document["contact"]["epsv"] = 1e-5;
