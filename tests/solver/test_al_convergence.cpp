@@ -17,6 +17,7 @@
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
 #include "tests/simulation_test_utils.hpp"
+#include "tests/solver/time_integration_scenes.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -52,21 +53,6 @@ json bar_scene(int steps_per_second, int k_min) {
     return s;
 }
 
-// Mass-weighted mean height and vertical velocity over all ranks.
-std::pair<double, double> centre(const Simulation& simulation) {
-    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
-    const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
-    const auto m = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.lumped_mass());
-    double sums[3] = {0.0, 0.0, 0.0};
-    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
-        sums[0] += m(i) * x(i, 2);
-        sums[1] += m(i) * v(i, 2);
-        sums[2] += m(i);
-    }
-    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return {sums[0] / sums[2], sums[1] / sums[2]};
-}
-
 // The centre's (height, velocity) every k_sample seconds, from t = k_sample to k_end.
 std::vector<std::pair<double, double>> samples(int steps_per_second, int k_min) {
     const std::string name = "bar_" + std::to_string(steps_per_second) + "_k" + std::to_string(k_min);
@@ -77,7 +63,8 @@ std::vector<std::pair<double, double>> samples(int steps_per_second, int k_min) 
     for (int step = 1; step <= simulation.scene().steps; ++step) {
         simulation.step();
         if (step % every == 0) {
-            out.push_back(centre(simulation));
+            out.emplace_back(test::integration::centre_z(simulation, simulation.positions()),
+                             test::integration::centre_z(simulation, simulation.velocities()));
         }
     }
     return out;
