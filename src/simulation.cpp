@@ -154,6 +154,19 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.stop = solver::stopping_tolerances(m_scene, diagonal);
     m_newton_settings.max_iterations = m_scene.max_newton_iterations;
     m_newton_settings.friction_iterations = m_scene.contact.friction_iterations;
+    // A scene written for `ipc` stays runnable with another solver (`--set solver.type=...`), so what
+    // another solver does not use is a warning, not an input error: the user should know it has no effect.
+    const bool frictional = m_scene.contact.enabled && m_scene.contact.friction > 0.0;
+    if (frictional && m_scene.solver == "stencil_descent") {
+        log::warn() << "contact.friction = " << m_scene.contact.friction
+                    << " is not applied: solver.type \"stencil_descent\" has no friction yet (contact is "
+                       "frictionless); use solver.type \"ipc\", \"al\" or \"bal\" for friction";
+    } else if (frictional && m_scene.solver != "ipc" && m_scene.contact.friction_iterations != 1) {
+        log::warn() << "contact.friction_iterations = " << m_scene.contact.friction_iterations
+                    << " applies to solver.type \"ipc\" only: \"" << m_scene.solver
+                    << "\" lags friction its own way (al: once per step, at its start; bal: "
+                       "solver.bal.friction_update)";
+    }
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_newton_settings.preconditioner = m_scene.preconditioner;

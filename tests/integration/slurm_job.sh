@@ -2,45 +2,143 @@
 # Submit one of the project's job scripts, unchanged, to the test cluster of slurm/test_cluster.sh,
 # wait for it, and check its accounting state and its output. Used by tests/integration (ctest).
 #
-#   bash tests/integration/slurm_job.sh CASE STATE_DIR SCENE OUTPUT INTACT_BIN
+#   bash tests/integration/slurm_job.sh CASE STATE_DIR SCENE OUTPUT INTACT_BIN [REFERENCE]
 #
 # CASE
+#   reference  no job: the uninterrupted run that restart and resubmit compare with, made with mpirun
+#            on 2 ranks outside Slurm (so it needs no cluster, and STATE_DIR is not used), in
+#            OUTPUT/reference, its log OUTPUT/reference.log, and OUTPUT/reference.stamp: the step count
+#            it settled on and what it was made from (binary, scene, this script). ctest runs it once,
+#            as the fixture of both (integration_slurm_reference), instead of once in each of them
 #   run      slurm/run_cpu.sbatch with 2 tasks; expects COMPLETED, OUTPUT/intact.pvd and a
 #            metrics.jsonl that says 2 ranks and one record per step
 #   scaling  slurm/scaling.sbatch over RANKS="1 2" with 2 tasks; expects COMPLETED, and in OUTPUT
 #            scaling.tsv with one row per rank count (1 and 2) and the plot scaling.png
 #   failing  slurm/run_cpu.sbatch on a scene override the program rejects; expects FAILED and the
 #            program's error in the job log (the check that a failing job fails the tests)
-#   restart  slurm/run_cpu.sbatch with 2 tasks, a 1-minute time limit and --signal=B:USR1@30 on a run
+#   restart  slurm/run_cpu.sbatch with 2 tasks, a 1-minute time limit and --signal=B:USR1@45 on a run
 #            that needs longer: Slurm signals the job before its limit, the run checkpoints and stops,
 #            the job requeues itself and restarts from the checkpoint, until the run is done. Expects
 #            COMPLETED after at least one requeue, metrics.jsonl with every step once and the values of
-#            an uninterrupted run (made first, with mpirun), and the final checkpoint byte for byte
-#            that run's. Takes 2-4 minutes (the reference and the jobs each run about a minute).
+#            the uninterrupted run (case reference), and the final checkpoint byte for byte that run's.
+#            The jobs take 1-3 minutes (each runs about a minute).
+#   resubmit as restart, but submitted with --no-requeue: Slurm refuses the requeue and the script
+#            submits follow-up jobs instead; expects the refusal once and at least one resubmission
+# REFERENCE (restart and resubmit) the OUTPUT of a reference case run with the same SCENE and
+# INTACT_BIN; its stamp must match them (and this script), or the test fails rather than compare with
+# a stale run. Without it, the test first makes its own reference in OUTPUT (1-4 more minutes).
 # STATE_DIR is the cluster's (SLURM_CONF=STATE_DIR/slurm.conf). The job log is printed whenever the
 # job or a check fails. Exit status 0 on success, 1 on failure, 77 (skipped) when the cluster could
 # not be started for want of root.
-# Variables: INTACT_JOB_TIMEOUT seconds to wait for the job (default: 300).
+# Variables: INTACT_JOB_TIMEOUT seconds to wait for the job (default: 300; 600 for restart and
+# resubmit), INTACT_RESTART_STEPS the reference's first step count (default: 5000, about 50 s on the
+# 2-core development machine, where starting from 120 took four attempts and 97 s; scaled up while the
+# run takes under 45 s, see make_reference).
 set -euo pipefail
 
 say() { printf '[intact slurm test] %s\n' "$*" >&2; }
-(($# == 5)) || {
-  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|restart|resubmit STATE_DIR SCENE OUTPUT INTACT_BIN"
+(($# == 5 || $# == 6)) || {
+  say "usage: bash tests/integration/slurm_job.sh run|scaling|failing|reference|restart|resubmit STATE_DIR SCENE OUTPUT INTACT_BIN [REFERENCE]"
   exit 2
 }
-case_name=$1 state=$2 scene=$3 output=$4 bin=$5
+case_name=$1 state=$2 scene=$3 output=$4 bin=$5 reference_from=${6:-}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# The reference needs no root, but it is made only for the time-limit tests, which do.
 if [[ $(id -u) != 0 ]]; then
   say "skipped: the Slurm test cluster needs root (see slurm/test_cluster.sh)"
   exit 77
 fi
 export SLURM_CONF=$state/slurm.conf
-bash "$root/slurm/test_cluster.sh" status "$state" >/dev/null ||
+[[ $case_name == reference ]] || bash "$root/slurm/test_cluster.sh" status "$state" >/dev/null ||
   {
     say "the test cluster in $state is not running (its fixture, slurm_cluster_start, failed?)"
     exit 1
   }
+
+# The time-limit tests' run of STEPS steps: bigger bodies than the scene's, output every 50th step, and
+# no checkpoints by wall time (only the final one and the one the signal asks for).
+restart_sets_for() {
+  printf '%s' "time.steps=$1 bodies.0.mesh.box.cells=[5,5,5] bodies.1.mesh.box.cells=[5,5,5]"
+  printf '%s' " output.every=50 output.checkpoint_seconds=3600"
+}
+# What a reference was made from: the binary (path, size, modification time), the scene (path and
+# content) and this script (which chooses the options). A reference whose stamp says otherwise is stale.
+reference_origin() {
+  printf 'binary %s %s\n' "$(realpath "$bin")" "$(stat -L -c '%s %Y' "$bin")"
+  printf 'scene %s %s\n' "$(realpath "$scene")" "$(sha256sum <"$scene" | cut -d' ' -f1)"
+  printf 'script %s\n' "$(sha256sum <"${BASH_SOURCE[0]}" | cut -d' ' -f1)"
+}
+# make_reference DIR: the uninterrupted run in DIR/reference (log DIR/reference.log) with mpirun on 2
+# ranks (the same partition as the job's); sets restart_steps and, last, writes DIR/reference.stamp
+# ("steps N", then reference_origin), so a stamp means a finished reference.
+# It must take longer than a job's signal window. slurmctld checks time limits about every 30 s and
+# sends the signal at the first check within its lead of the limit: with --time=1 --signal=B:USR1@45
+# at least one check falls in that 45 s window, so the signal comes 15-45 s into each job. (With a
+# 30 s lead the window is as long as the check period, and a job was seen to get no signal at all
+# before its kill at the limit.) While the reference takes under 45 s, its steps are scaled up (aiming
+# at 60 s) and it runs again, up to four times: a step's cost is not uniform (the bodies come to rest),
+# so one scaling was seen to leave a 21 s reference whose job ended before its signal.
+make_reference() {
+  local dir=$1 attempt began took words w reference factor
+  rm -f "$dir/reference.stamp"
+  restart_steps=${INTACT_RESTART_STEPS:-5000}
+  for attempt in 1 2 3 4; do
+    read -ra words <<<"$(restart_sets_for "$restart_steps")"
+    reference=()
+    for w in "${words[@]}"; do reference+=(--set "$w"); done
+    say "reference run (uninterrupted, mpirun -n 2): $bin run $scene ${reference[*]}"
+    rm -rf "$dir/reference"
+    began=$SECONDS
+    OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun -n 2 --oversubscribe "$bin" run "$scene" \
+      --output "$dir/reference" "${reference[@]}" >"$dir/reference.log" 2>&1 ||
+      {
+        tail -n 30 "$dir/reference.log" >&2
+        say "FAIL: the reference run failed"
+        exit 1
+      }
+    took=$((SECONDS - began))
+    say "reference: $restart_steps steps in $took s"
+    ((took >= 45)) && break
+    ((attempt < 4)) || {
+      say "FAIL: the reference still takes $took s after $attempt runs (at least 45 s are needed)"
+      exit 1
+    }
+    # Aim at 60 s, with at most 4× the steps per attempt: later steps cost more than early ones (more
+    # contact), so a bigger jump overshot to 140-190 s on a busy machine.
+    factor=$((6000 / (took > 0 ? took : 1)))
+    ((factor <= 400)) || factor=400
+    restart_steps=$((restart_steps * factor / 100 + 1))
+  done
+  {
+    echo "steps $restart_steps"
+    reference_origin
+  } >"$dir/reference.stamp"
+}
+# use_reference DIR: a reference made by the reference case (for the fixture, run just before); sets
+# restart_steps from its stamp. Fails when there is none, or when it was made from another binary,
+# scene or script (a stale one from an earlier run).
+use_reference() {
+  local stamp=$1/reference.stamp
+  [[ -f $stamp ]] || {
+    say "FAIL: no reference in $1 (no $stamp: its fixture, integration_slurm_reference, failed or did not run)"
+    exit 1
+  }
+  [[ $(tail -n +2 "$stamp") == "$(reference_origin)" ]] || {
+    say "FAIL: the reference in $1 is stale; it was made from"
+    tail -n +2 "$stamp" >&2
+    say "and this test runs"
+    reference_origin >&2
+    exit 1
+  }
+  restart_steps=$(sed -n 's/^steps \([0-9][0-9]*\)$/\1/p' "$stamp")
+  [[ -n $restart_steps ]] || {
+    say "FAIL: no step count in $stamp"
+    exit 1
+  }
+  say "reference: $restart_steps steps, in $1/reference (made by integration_slurm_reference)"
+}
 
 rm -rf "$output"
 mkdir -p "$output"
@@ -64,42 +162,20 @@ failing)
     "${submit[@]}" -n 2 slurm/run_cpu.sbatch)
   expect=FAILED
   ;;
+reference)
+  make_reference "$output"
+  say "ok: reference of $restart_steps steps in $output/reference, stamp $output/reference.stamp"
+  exit 0
+  ;;
 restart | resubmit)
-  # The reference: the same run, uninterrupted, with mpirun on 2 ranks (the same partition as the job's).
-  # It must take longer than a job's signal window. slurmctld checks time limits about every 30 s and
-  # sends the signal at the first check within its lead of the limit: with --time=1 --signal=B:USR1@45
-  # at least one check falls in that 45 s window, so the signal comes 15-45 s into each job. (With a
-  # 30 s lead the window is as long as the check period, and a job was seen to get no signal at all
-  # before its kill at the limit.) While the reference takes under 45 s, its steps are scaled up (aiming
-  # at 70 s) and it runs again, up to four times: a step's cost is not uniform (the bodies come to rest),
-  # so one scaling was seen to leave a 21 s reference whose job ended before its signal.
-  restart_steps=${INTACT_RESTART_STEPS:-120}
-  for attempt in 1 2 3 4; do
-    restart_sets="time.steps=$restart_steps bodies.0.mesh.box.cells=[5,5,5] bodies.1.mesh.box.cells=[5,5,5]"
-    restart_sets+=" output.every=50 output.checkpoint_seconds=3600"
-    read -ra words <<<"$restart_sets"
-    reference=()
-    for w in "${words[@]}"; do reference+=(--set "$w"); done
-    say "reference run (uninterrupted, mpirun -n 2): $bin run $scene ${reference[*]}"
-    rm -rf "$output/reference"
-    began=$SECONDS
-    OMP_NUM_THREADS=1 OMP_PROC_BIND=false OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      mpirun -n 2 --oversubscribe "$bin" run "$scene" \
-      --output "$output/reference" "${reference[@]}" >"$output/reference.log" 2>&1 ||
-      {
-        tail -n 30 "$output/reference.log" >&2
-        say "FAIL: the reference run failed"
-        exit 1
-      }
-    took=$((SECONDS - began))
-    say "reference: $restart_steps steps in $took s"
-    ((took >= 45)) && break
-    ((attempt < 4)) || {
-      say "FAIL: the reference still takes $took s after $attempt runs (at least 45 s are needed)"
-      exit 1
-    }
-    restart_steps=$((restart_steps * 70 / (took > 0 ? took : 1) + 1))
-  done
+  # The reference: the same run, uninterrupted (see make_reference); the fixture's, or made here.
+  if [[ -n $reference_from ]]; then
+    use_reference "$reference_from"
+  else
+    reference_from=$output
+    make_reference "$reference_from"
+  fi
+  restart_sets=$(restart_sets_for "$restart_steps")
   # Each job may do little before its signal: allow many requeues.
   # restart: the job requeues itself (scontrol requeue). resubmit: the job is submitted with --no-requeue,
   # so Slurm refuses the requeue (as a cluster with JobRequeue=0 does) and the script submits follow-up
@@ -214,7 +290,7 @@ restart | resubmit)
   fi
   grep -q "received SIGUSR1" "$log" || fail "expected the time-limit signal SIGUSR1 in the job log"
   grep -q "restart from .*checkpoints/step_" "$log" || fail "expected a restart from a checkpoint in the job log"
-  python3 - "$output/reference/metrics.jsonl" "$output/run/metrics.jsonl" "$restart_steps" <<'EOF' ||
+  python3 - "$reference_from/reference/metrics.jsonl" "$output/run/metrics.jsonl" "$restart_steps" <<'EOF' ||
 import json, sys
 reference = [json.loads(line) for line in open(sys.argv[1])]
 restarted = [json.loads(line) for line in open(sys.argv[2])]
@@ -227,11 +303,11 @@ for a, b in zip(reference, restarted):
 EOF
     fail "metrics.jsonl of the restarted job differs from the uninterrupted run's"
   final=$(printf 'checkpoints/step_%09d' "$restart_steps")
-  for file in "$output/reference/$final"/rank_*.ckpt; do
+  for file in "$reference_from/reference/$final"/rank_*.ckpt; do
     cmp -s "$file" "$output/run/$final/$(basename "$file")" ||
       fail "$final/$(basename "$file") differs from the uninterrupted run's"
   done
-  cmp -s "$output/reference/intact.pvd" "$output/run/intact.pvd" || fail "intact.pvd differs from the uninterrupted run's"
+  cmp -s "$reference_from/reference/intact.pvd" "$output/run/intact.pvd" || fail "intact.pvd differs from the uninterrupted run's"
   say "ok: stopped by the time-limit signal and restarted $requeues time(s); the final state equals the uninterrupted run's"
   sacct -c -j "$job" -n -P -o JobID,State,ExitCode,Elapsed >&2 || true
   ;;

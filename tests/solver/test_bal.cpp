@@ -10,6 +10,7 @@
 #include "src/simulation.hpp"
 #include "src/solver/decade_warm_start.hpp"
 #include "src/solver/newton_system.hpp"
+#include "src/tools/check_output.hpp"
 #include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,10 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -363,6 +367,107 @@ void same_positions_on_every_rank_count(const std::string& preconditioner) {
             }
         }
         EXPECT_LT(worst, 1e-6 * scale) << size << " ranks";
+    }
+}
+
+// The roller test of the BAL spec's ladder (§10 item 6; the paper's Fig. 17 after Verschoor and Jalba), in
+// a geometry with a closed-form threshold: two rollers of radius R turning inwards with gap g between
+// them, and a soft slab of thickness t > g pushed gently into the nip, no gravity. Where the slab first
+// touches a roller, the contact normal leans back by the bite angle α, cos α = 1 − (t − g) / (2R), so
+// the normal force pushes the slab back with N sin α while friction pulls it in with at most μ N cos α:
+// a rigid slab is taken only when μ > tan α (the bite condition of rolling). Here R = 5 cm, t = 5 cm,
+// g = 4 cm: tan α = 0.484. μ = 0.2 turns the slab back; μ = 0.8 pulls it through at the rollers'
+// surface speed (0.1 m/s). Friction recomputed in every inexact Newton iteration (`per_iteration`).
+// This soft slab (E = 1e5 Pa, pushed at 0.05 m/s) bites from μ = 0.3 on (0.25 turns back): the rollers
+// indent its front edge, so the contact normal leans back less than α. A stiff one (1e7) chatters at
+// the nip and took or rejected the slab non-monotonically in μ with a 192-sided roller, so it is not
+// the test.
+struct RollerRun {
+    double centre_x = 0.0;   ///< slab centre at the end, m
+    double velocity_x = 0.0; ///< slab centre velocity at the end, m/s
+    int unconverged = 0;
+    bool clean = false; ///< `intact check` found no crossing in any written frame
+};
+
+RollerRun run_rollers(double mu, const std::string& name) {
+    constexpr double radius = 0.05, gap = 0.04, thickness = 0.05, surface_speed = 0.1;
+    constexpr int segments = 48;
+    // A roller: the side of a cylinder about the y axis, 0.2 m long, centred at the origin (OBJ text).
+    std::ostringstream obj;
+    for (int j = 0; j < 2; ++j) {
+        for (int i = 0; i < segments; ++i) {
+            const double angle = 2.0 * M_PI * i / segments;
+            obj << "v " << radius * std::cos(angle) << ' ' << (j == 0 ? -0.1 : 0.1) << ' '
+                << radius * std::sin(angle) << '\n';
+        }
+    }
+    for (int i = 0; i < segments; ++i) {
+        const int a = i + 1, b = (i + 1) % segments + 1, c = b + segments, d = a + segments;
+        obj << "f " << a << ' ' << b << ' ' << c << "\nf " << a << ' ' << c << ' ' << d << '\n';
+    }
+    const std::filesystem::path dir = std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / "bal";
+    const std::string roller = (dir / "roller.obj").string();
+    if (test::world_rank() == 0) {
+        std::filesystem::create_directories(dir);
+        std::ofstream(roller) << obj.str();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    // The slab's front edges 3 mm short of the rollers (beyond d̂ of their facets), moving in at 0.05 m/s.
+    const double centre_height = radius + 0.5 * gap;
+    const double entry = -std::sqrt(radius * radius - std::pow(centre_height - 0.5 * thickness, 2));
+    json slab = block({entry - 0.003 - 0.1, -0.03, -0.5 * thickness}, {entry - 0.003, 0.03, 0.5 * thickness},
+                      {4, 2, 2}, 1e5);
+    slab["velocity"] = {0.05, 0.0, 0.0};
+    json document = bal_scene({slab}, 100);
+    document["gravity"] = {0.0, 0.0, 0.0};
+    document["contact"]["friction"] = mu;
+    const double omega = surface_speed / radius; // the upper roller turns about −y, the lower about +y
+    document["obstacles"] = json::array({{{"mesh", {{"file", roller}}},
+                                          {"translate", {0.0, 0.0, centre_height}},
+                                          {"angular_velocity", {0.0, -omega, 0.0}},
+                                          {"center", {0.0, 0.0, centre_height}}},
+                                         {{"mesh", {{"file", roller}}},
+                                          {"translate", {0.0, 0.0, -centre_height}},
+                                          {"angular_velocity", {0.0, omega, 0.0}},
+                                          {"center", {0.0, 0.0, -centre_height}}}});
+    document["output"] = {{"every", 10}};
+    const std::string out = output_dir(name);
+    RollerRun run;
+    {
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), out);
+        simulation.run(
+            [&](const solver::StepResult& result) { run.unconverged += result.converged ? 0 : 1; });
+        run.centre_x = mean_over_nodes(simulation, [](const Vec3& x, const Vec3&) { return x[0]; });
+        run.velocity_x = mean_over_nodes(simulation, [](const Vec3&, const Vec3& v) { return v[0]; });
+    }
+    int clean = 1;
+    if (test::world_rank() == 0) {
+        std::ostringstream log;
+        clean = tools::check_output(out, log).clean() ? 1 : 0;
+        if (!clean) {
+            std::printf("%s\n", log.str().c_str());
+        }
+        std::printf("rollers, mu = %.1f: slab centre x = %.4f m, v = %.4f m/s at 1 s, %d steps unconverged\n",
+                    mu, run.centre_x, run.velocity_x, run.unconverged);
+    }
+    MPI_Bcast(&clean, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    run.clean = clean != 0;
+    return run;
+}
+
+TEST(Bal, RollersTakeTheSlabOnlyAboveTheBiteAngle) {
+    const RollerRun slips = run_rollers(0.2, "rollers_mu02");
+    const RollerRun bites = run_rollers(0.8, "rollers_mu08");
+    // Start: centre at −0.077 m. Turned back: never reaches the rollers' axis, ends moving away.
+    EXPECT_LT(slips.centre_x, -0.06);
+    EXPECT_LT(slips.velocity_x, 0.0);
+    // Taken: past the axis, moving at about the surface speed.
+    EXPECT_GT(bites.centre_x, 0.0);
+    EXPECT_NEAR(bites.velocity_x, 0.1, 0.03);
+    for (const RollerRun* run : {&slips, &bites}) {
+        EXPECT_EQ(run->unconverged, 0);
+        EXPECT_TRUE(run->clean);
     }
 }
 
