@@ -4,7 +4,7 @@ no caps), centred at the origin.
 
     python3 make_roller.py OUT.obj [--radius R] [--length L] [--segments N]
 
-Defaults: radius 0.05 m, length 0.2 m, 48 segments (the facets' mid-points lie 0.1% of R inside the
+Defaults: radius 0.05 m, length 0.2 m, 48 segments (the facets' mid-points lie 0.21% of R inside the
 circle). The scene places two copies with `translate` and turns them with `angular_velocity`.
 """
 import math

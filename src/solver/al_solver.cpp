@@ -41,7 +41,7 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     m_term.emplace(m_contact, m_set, m_safe, m_penalty);
     m_potential.set_contact(m_contact);
     m_potential.add_term(*m_term);
-    if (parts.scene.contact.friction > 0.0) {
+    if (parts.scene.has_friction()) {
         m_friction =
             std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
         m_friction_term.emplace(m_contact, *m_friction);

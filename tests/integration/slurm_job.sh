@@ -296,6 +296,7 @@ reference = [json.loads(line) for line in open(sys.argv[1])]
 restarted = [json.loads(line) for line in open(sys.argv[2])]
 steps = int(sys.argv[3])
 assert [r["step"] for r in restarted] == list(range(steps + 1)), "steps are not 0..%d once each" % steps
+assert len(reference) == steps + 1, "the reference has %d records, not %d" % (len(reference), steps + 1)
 for a, b in zip(reference, restarted):
     for key in ("time", "newton_iterations", "linear_iterations", "kinetic_energy", "elastic_energy",
                 "gravitational_energy", "contact_pairs", "barrier_stiffness"):

@@ -18,8 +18,6 @@
 
 #include <array>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -377,11 +375,10 @@ void same_positions_on_every_rank_count(const std::string& preconditioner) {
 // the normal force pushes the slab back with N sin α while friction pulls it in with at most μ N cos α:
 // a rigid slab is taken only when μ > tan α (the bite condition of rolling). Here R = 5 cm, t = 5 cm,
 // g = 4 cm: tan α = 0.484. μ = 0.2 turns the slab back; μ = 0.8 pulls it through at the rollers'
-// surface speed (0.1 m/s). Friction recomputed in every inexact Newton iteration (`per_iteration`).
-// This soft slab (E = 1e5 Pa, pushed at 0.05 m/s) bites from μ = 0.3 on (0.25 turns back): the rollers
-// indent its front edge, so the contact normal leans back less than α. A stiff one (1e7) chatters at
-// the nip and took or rejected the slab non-monotonically in μ with a 192-sided roller, so it is not
-// the test.
+// surface speed (0.1 m/s). Friction re-lagged per inexact Newton iteration until the freeze
+// (`per_iteration`). This soft slab (E = 1e5 Pa, pushed at 0.05 m/s) is already taken at μ = 0.25 (0.2
+// turns back): the rollers indent its front edge, so the contact normal leans back less than α. A stiff
+// slab (1e7) chattered at the nip, taken or rejected non-monotonically in μ, so it is not the test.
 struct RollerRun {
     double centre_x = 0.0;   ///< slab centre at the end, m
     double velocity_x = 0.0; ///< slab centre velocity at the end, m/s
@@ -391,29 +388,11 @@ struct RollerRun {
 
 RollerRun run_rollers(double mu, const std::string& name) {
     constexpr double radius = 0.05, gap = 0.04, thickness = 0.05, surface_speed = 0.1;
-    constexpr int segments = 48;
-    // A roller: the side of a cylinder about the y axis, 0.2 m long, centred at the origin (OBJ text).
-    std::ostringstream obj;
-    for (int j = 0; j < 2; ++j) {
-        for (int i = 0; i < segments; ++i) {
-            const double angle = 2.0 * M_PI * i / segments;
-            obj << "v " << radius * std::cos(angle) << ' ' << (j == 0 ? -0.1 : 0.1) << ' '
-                << radius * std::sin(angle) << '\n';
-        }
-    }
-    for (int i = 0; i < segments; ++i) {
-        const int a = i + 1, b = (i + 1) % segments + 1, c = b + segments, d = a + segments;
-        obj << "f " << a << ' ' << b << ' ' << c << "\nf " << a << ' ' << c << ' ' << d << '\n';
-    }
-    const std::filesystem::path dir = std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / "bal";
-    const std::string roller = (dir / "roller.obj").string();
-    if (test::world_rank() == 0) {
-        std::filesystem::create_directories(dir);
-        std::ofstream(roller) << obj.str();
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    // The roller of inputs/rollers.json (inputs/meshes/make_roller.py: 48 sides, 0.2 m long, about y).
+    const std::string roller = INTACT_SOURCE_DIR "/inputs/meshes/roller.obj";
 
-    // The slab's front edges 3 mm short of the rollers (beyond d̂ of their facets), moving in at 0.05 m/s.
+    // The slab's front edges 3 mm short of the rollers along x (about 1.4 mm from their facets, beyond
+    // d̂), moving in at 0.05 m/s.
     const double centre_height = radius + 0.5 * gap;
     const double entry = -std::sqrt(radius * radius - std::pow(centre_height - 0.5 * thickness, 2));
     json slab = block({entry - 0.003 - 0.1, -0.03, -0.5 * thickness}, {entry - 0.003, 0.03, 0.5 * thickness},
@@ -448,7 +427,7 @@ RollerRun run_rollers(double mu, const std::string& name) {
         if (!clean) {
             std::printf("%s\n", log.str().c_str());
         }
-        std::printf("rollers, mu = %.1f: slab centre x = %.4f m, v = %.4f m/s at 1 s, %d steps unconverged\n",
+        std::printf("rollers, mu = %.2f: slab centre x = %.4f m, v = %.4f m/s at 1 s, %d steps unconverged\n",
                     mu, run.centre_x, run.velocity_x, run.unconverged);
     }
     MPI_Bcast(&clean, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -459,7 +438,7 @@ RollerRun run_rollers(double mu, const std::string& name) {
 TEST(Bal, RollersTakeTheSlabOnlyAboveTheBiteAngle) {
     const RollerRun slips = run_rollers(0.2, "rollers_mu02");
     const RollerRun bites = run_rollers(0.8, "rollers_mu08");
-    // Start: centre at −0.077 m. Turned back: never reaches the rollers' axis, ends moving away.
+    // Start: centre at −0.075 m. Turned back: stays behind where it started (−0.06 m), ends moving away.
     EXPECT_LT(slips.centre_x, -0.06);
     EXPECT_LT(slips.velocity_x, 0.0);
     // Taken: past the axis, moving at about the surface speed.
