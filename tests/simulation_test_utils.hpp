@@ -1,11 +1,13 @@
 #pragma once
 // Helpers shared by the tests that run whole simulations on MPI_COMM_WORLD or a sub-communicator.
 #include "src/simulation.hpp"
+#include "src/tools/check_output.hpp"
 
 #include <mpi.h>
 
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,21 @@ inline std::string output_dir(const std::string& group, const std::string& name,
     return (std::filesystem::path(INTACT_BINARY_DIR) / "test_output" / group /
             (name + "_np" + std::to_string(world_size()) + "_on" + std::to_string(size)))
         .string();
+}
+
+/// `intact check` of an output folder, run on rank 0 (its report printed when not clean); the verdict on
+/// every rank of MPI_COMM_WORLD. Collective.
+inline bool output_is_clean(const std::string& dir) {
+    int clean = 1;
+    if (world_rank() == 0) {
+        std::ostringstream log;
+        clean = tools::check_output(dir, log).clean() ? 1 : 0;
+        if (!clean) {
+            std::printf("%s\n", log.str().c_str());
+        }
+    }
+    MPI_Bcast(&clean, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return clean != 0;
 }
 
 /// Positions of all nodes by global id, gathered on every rank of `comm`. Collective.

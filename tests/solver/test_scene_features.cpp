@@ -8,7 +8,6 @@
 #include "kernels/rigid_motion.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
-#include "src/tools/check_output.hpp"
 #include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
@@ -304,16 +303,7 @@ double run_and_check(const json& document, const std::string& name, bool& clean)
     for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
         lowest = std::min(lowest, x(i, 2));
     }
-    int ok = 1;
-    if (world_rank() == 0) {
-        std::ostringstream log;
-        ok = tools::check_output(out, log).clean() ? 1 : 0;
-        if (!ok) {
-            std::printf("%s\n", log.str().c_str());
-        }
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    clean = ok != 0;
+    clean = test::output_is_clean(out);
     return comm::allreduce_min(MPI_COMM_WORLD, lowest);
 }
 
@@ -442,16 +432,7 @@ TEST(SceneFeatures, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt)
         }
         EXPECT_GT(after.center[0] - before.center[0], 0.01);
     }
-    int ok = 1;
-    if (world_rank() == 0) {
-        std::ostringstream log;
-        ok = tools::check_output(out, log).clean() ? 1 : 0;
-        if (!ok) {
-            std::printf("%s\n", log.str().c_str());
-        }
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT_TRUE(ok != 0);
+    EXPECT_TRUE(test::output_is_clean(out));
 }
 
 TEST(SceneFeatures, SameTrajectoryOnEveryRankCount) {
