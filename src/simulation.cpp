@@ -157,13 +157,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     // A scene written for `ipc` stays runnable with another solver (`--set solver.type=...`), so what
     // another solver does not use is a warning, not an input error: the user should know it has no effect.
     const bool frictional = m_scene.contact.enabled && m_scene.has_friction();
-    if (frictional && m_scene.solver == "stencil_descent") {
-        log::warn() << "friction (contact.friction or an obstacle's friction) is not applied: solver.type "
-                       "\"stencil_descent\" has no friction yet (contact is frictionless); use solver.type "
-                       "\"ipc\", \"al\" or \"bal\" for friction";
-    } else if (frictional && m_scene.solver != "ipc" && m_scene.contact.friction_iterations != 1) {
+    if (frictional && (m_scene.solver == "al" || m_scene.solver == "bal") &&
+        m_scene.contact.friction_iterations != 1) {
         log::warn() << "contact.friction_iterations = " << m_scene.contact.friction_iterations
-                    << " applies to solver.type \"ipc\" only: \"" << m_scene.solver
+                    << " applies to solver.type \"ipc\" and \"stencil_descent\" only: \"" << m_scene.solver
                     << "\" lags friction its own way (al: once per step, at its start; bal: "
                        "solver.bal.friction_update)";
     }

@@ -13,6 +13,7 @@
 /// derivatives and ContactMatrix keeps the owned rows. μ is per pair (pair_friction): an obstacle's own
 /// coefficient against that obstacle, the scene's elsewhere.
 
+#include "kernels/friction.hpp"
 #include "src/contact/pair_list.hpp"
 #include "src/contact/pair_stencils.hpp"
 
@@ -29,6 +30,48 @@ void barrier_normal_forces(const PairList& active,
 
 class FrictionPairs {
 public:
+    /// The lagged pairs as device data, for kernels that evaluate one pair at positions of their own
+    /// (stencil descent's local steps and line search). Cheap to copy; valid until the next `lag`.
+    struct Lagged {
+        Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> rows;
+        Kokkos::View<const int*, MemSpace> count;
+        Kokkos::View<const double*, MemSpace> normal_force, mu;
+        Kokkos::View<const double* [4], Kokkos::LayoutRight, MemSpace> coefficients;
+        Kokkos::View<const double* [3][2], Kokkos::LayoutRight, MemSpace> basis;
+        ConstSurfaceField start;
+        double eps_v_h = 0.0;
+
+        /// μ N f0(‖u‖) of pair i, and its gradient and PSD Hessian when `derivatives`, with its stencil
+        /// rows (pair_stencil_rows order) at x; slots past count(i) are ignored and get zero derivatives.
+        KOKKOS_INLINE_FUNCTION double evaluate(int i,
+                                               const kernels::Vec3 (&x)[4],
+                                               bool derivatives,
+                                               kernels::VecN<12>& gradient,
+                                               kernels::MatN<12>& hessian) const {
+            kernels::VecN<4> c;
+            kernels::Mat32 P;
+            Eigen::Matrix<double, 4, 3> dx = Eigen::Matrix<double, 4, 3>::Zero();
+            for (int k = 0; k < 4; ++k) {
+                c(k) = coefficients(i, k);
+            }
+            for (int j = 0; j < count(i); ++j) {
+                for (int a = 0; a < 3; ++a) {
+                    dx(j, a) = x[j](a) - start(rows(i, j), a);
+                }
+            }
+            for (int r = 0; r < 3; ++r) {
+                for (int q = 0; q < 2; ++q) {
+                    P(r, q) = basis(i, r, q);
+                }
+            }
+            if (derivatives) {
+                kernels::friction_pair_gradient_hessian<4>(mu(i), normal_force(i), c, P, dx, eps_v_h,
+                                                           gradient, hessian);
+            }
+            return kernels::friction_pair_potential<4>(mu(i), normal_force(i), c, P, dx, eps_v_h);
+        }
+    };
+
     /// @param mu Coulomb coefficient of pairs without an obstacle μ; @param epsv smoothing velocity ε_v
     /// (m/s)
     FrictionPairs(double mu, double epsv) : m_mu(mu), m_epsv(epsv) {}
@@ -61,6 +104,9 @@ public:
     void derivatives(const ConstSurfaceField& xs, PairStencils& out) const;
 
     int num_pairs() const { return m_size; }
+    Lagged lagged() const {
+        return {m_rows, m_count, m_normal_force, m_pair_mu, m_coefficients, m_basis, m_start, m_eps_v_h};
+    }
 
 private:
     void reserve(int n);

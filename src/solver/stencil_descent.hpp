@@ -35,6 +35,7 @@
 
 #include "kernels/small_matrix.hpp"
 #include "src/contact/barrier_stiffness.hpp"
+#include "src/contact/friction_pairs.hpp"
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/stencil_coloring.hpp"
 #include "src/solver/stencil_layout.hpp"
@@ -112,6 +113,8 @@ struct StencilData {
     // Pairs of B: kind, rows, ŝ_i, κ_i; their weighted gradients and PSD Hessians at x.
     contact::PairList pairs;
     RealView pair_s_hat, pair_kappa;
+    IntView pair_friction;                   ///< per pair of B: its lagged friction pair, or −1 (none)
+    contact::FrictionPairs::Lagged friction; ///< the step's lagged friction (spec §10 item 18)
     contact::PairStencils pair_derivatives;
     contact::SurfaceField xs; ///< the contact model's positions at x
     contact::SurfaceTopology topology;
@@ -157,9 +160,15 @@ public:
     /// Public for CUDA lambdas: the pairs of `found` that come within d̂ on the contact model's segment
     /// join B. Local.
     void add_pairs(const contact::PairList& found);
+    /// Public for CUDA lambdas: lag friction on B at the step's start xᵗ (the contact model's positions):
+    /// every pair of B gets a friction pair, with its normal force from its own barrier at xᵗ (zero for
+    /// pairs outside their ŝ_i). Local.
+    void lag_friction();
 
 private:
     void build_static_data(const LocalMesh& local);
+    /// B (m_pair_set) to the device, then the per-vertex pair adjacency.
+    void upload_pairs();
     void rebuild_pair_adjacency();
 
     StepParts m_parts;
@@ -172,12 +181,21 @@ private:
     StepBound m_bound;
     contact::ContactModel* m_contact;
     std::optional<contact::BarrierStiffness> m_kappa;
+    std::optional<contact::FrictionPairs> m_friction; ///< with contact.friction or an obstacle's friction
+    contact::SurfaceField m_friction_start;           ///< surface rows at xᵗ, before prescribed rows arrive
+    Kokkos::View<double*, MemSpace> m_normal_force;   ///< per pair of B at the lagging point
+    double m_h = 0.0;                                 ///< the step's h (s)
     contact::PairStencils m_kappa_stencils;
     NodeField m_delta, m_product;
     long long m_sweep_counter = 0; ///< n of the color schedule, across steps
-    /// B on the host, by (kind, rows), with (ŝ_i, κ_i): ordered, so B's device order is the pair order.
+    /// B on the host, by (kind, rows): ordered, so B's device order is the pair order.
     using PairKey = std::array<int, 5>;
-    std::map<PairKey, std::pair<double, double>> m_pair_set;
+    struct PairValues {
+        double s_hat = 0.0; ///< ŝ_i (m²)
+        double kappa = 0.0; ///< κ_i
+        int friction = -1;  ///< index of its lagged friction pair, or −1
+    };
+    std::map<PairKey, PairValues> m_pair_set;
 };
 
 } // namespace intact::solver
