@@ -11,12 +11,15 @@ namespace intact::contact {
 
 /// The step bound on [0, 1] of a pair whose stencil positions (pair_positions: point–plane {point, plane
 /// row}) move from `start` to `start + step`; `normal` is the plane's (point–plane only) and `d0` the
-/// pair's distance at the start (m).
+/// pair's distance at the start (m). `max_iterations` caps the additive CCD's advancements (its
+/// conservative fallback: the time reached, which is collision-free): a pair at distance d moving by
+/// l along or towards itself needs about l / d of them.
 KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
                                                      const kernels::Vec3 (&start)[4],
                                                      const kernels::Vec3 (&step)[4],
                                                      const kernels::Vec3& normal,
-                                                     double d0) {
+                                                     double d0,
+                                                     int max_iterations = kernels::k_accd_max_iterations) {
     if (kind == k_point_plane) {
         const double approach = -normal.dot(step[0] - step[1]);
         if (approach > 0.0) {
@@ -33,19 +36,24 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
     double toi = 1.0;
     const double separation = 0.2 * d0; // no pair closes more than 80% of its gap in one step
     const bool hit = pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
-                                                      end[2], end[3], separation, 1.0, toi)
+                                                      end[2], end[3], separation, 1.0, toi,
+                                                      kernels::k_accd_conservative_rescaling, max_iterations)
                         : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
-                                                 end[2], end[3], separation, 1.0, toi);
+                                                 end[2], end[3], separation, 1.0, toi,
+                                                 kernels::k_accd_conservative_rescaling, max_iterations);
     if (!hit) {
         return 1.0;
     }
     if (toi < 1e-6) {
         // Too close to separate by 20%: use 80% of the time of impact itself (IPC spec §8.2).
         double touch = 1.0;
-        const bool touches = pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0],
-                                                              end[1], end[2], end[3], 0.0, 1.0, touch)
-                                : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0],
-                                                         end[1], end[2], end[3], 0.0, 1.0, touch);
+        const bool touches =
+            pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
+                                             end[3], 0.0, 1.0, touch, kernels::k_accd_conservative_rescaling,
+                                             max_iterations)
+               : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
+                                        end[3], 0.0, 1.0, touch, kernels::k_accd_conservative_rescaling,
+                                        max_iterations);
         toi = touches ? 0.8 * touch : 1.0;
     }
     return toi < 1.0 ? toi : 1.0;

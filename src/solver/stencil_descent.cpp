@@ -23,6 +23,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 
 namespace intact::solver {
 
@@ -35,6 +36,10 @@ using KVec3 = kernels::Vec3;
 constexpr double k_armijo = 1e-4;               // c₁ of the local line search (spec §2.7)
 constexpr int k_backtracks = 10;                // L_max
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
+// Advancements of a local CCD (spec §2.5) at most: a pair at distance d that a stencil moves by l along or
+// towards itself needs about l / d of them, and the bound reached by then is collision-free (a shorter
+// local step); uncapped, pairs squeezed to 1e-11 m made one sweep of 48 tets take 0.3 s.
+constexpr int k_local_ccd_iterations = 1000;
 
 // V ψ(q + step) − V ψ(q) of element e, keeping the digits of small steps (kernels::elastic_energy_change).
 KOKKOS_INLINE_FUNCTION double
@@ -374,7 +379,8 @@ void StencilDescent::compute_steps(int first) {
                     pair_positions_moved(d, pi, nodes, dir, 0.0, start, moved);
                     const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
                     const double bound = contact::pair_time_of_impact_at(
-                        kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0);
+                        kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0,
+                        k_local_ccd_iterations);
                     t = bound < t ? bound : t;
                 }
             }
@@ -449,22 +455,20 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     }
     if (m_contact) {
         ScopedTimer timer(seconds.contact);
-        add_pairs(m_contact->swept());
+        if (add_pairs(m_contact->swept())) {
+            refresh_pairs(false);
+        }
     }
-    // K5: x ← x + α Δx on every local row, then the layout's halo.
+    // K5: x ← x + α Δx on every row of the solver's fields, then the layout's halo.
     const NodeField delta = m_delta;
     Kokkos::parallel_for(
-        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
+        "intact::solver::stencil_update", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
         KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
                 x(v, i) += alpha * delta(v, i);
             }
         });
     load_positions(x);
-    if (m_contact) {
-        ScopedTimer timer(seconds.contact);
-        m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
-    }
 }
 
 void StencilDescent::commit_warm_start(const NodeField& delta) {
@@ -505,22 +509,20 @@ double StencilDescent::gradient_norm_squared() const {
 }
 
 StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& settings, const LocalMesh& local)
-    : m_parts(parts), m_settings(settings), m_options(parts.scene.stencil_descent),
+    : m_parts(parts), m_settings(settings), m_options(parts.scene.stencil_descent), m_local(local),
       m_layout(build_stencil_layout(parts.comm, local, parts.scene.halo_transport)),
-      m_elastic(m_layout.mesh, parts.scene),
       m_coloring(global_stencil_coloring(parts.comm, local, m_options.colors, m_options.schemes)),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact), m_contact(parts.contact),
       m_delta("intact::solver::stencil_delta", local.num_local_nodes()),
       m_product("intact::solver::stencil_product", local.num_local_nodes()) {
-    int size = 1;
-    MPI_Comm_size(parts.comm, &size);
-    INTACT_REQUIRE(
-        !m_contact || size == 1,
-        parts.scene.file << ": solver.type \"stencil_descent\" with contact runs on one rank in this "
-                            "version (barrier stencils across partitions are not distributed yet); run "
-                            "it on 1 rank, or use solver.type \"ipc\" or \"al\" on "
-                         << size << " ranks");
-    build_static_data(local);
+    if (m_contact) {
+        const int rows = m_contact->surface().num_vertices();
+        m_xs = contact::SurfaceField("intact::solver::stencil_xs", rows);
+        m_data.xs = m_xs;
+        m_data.topology = m_contact->topology();
+    }
+    m_elastic.emplace(m_layout.mesh, parts.scene);
+    build_static_data();
     if (m_contact) {
         double mass = 0.0;
         const auto host_mass = Kokkos::create_mirror_view_and_copy(HostSpace(), m_data.mass);
@@ -531,26 +533,30 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
             static_cast<double>(comm::allreduce_sum(parts.comm, std::int64_t{m_data.num_owned}));
         m_kappa.emplace(comm::allreduce_sum(parts.comm, mass) / nodes, m_contact->dhat(), parts.length);
         m_parts.potential.set_contact(*m_contact);
-        m_data.topology = m_contact->topology();
         if (parts.scene.has_friction()) {
             m_friction.emplace(parts.scene.contact.friction, parts.scene.contact.epsv);
+            const int rows = m_contact->surface().num_vertices();
+            m_friction_start = contact::SurfaceField("intact::solver::stencil_friction_start", rows);
+            m_obstacle_start = contact::SurfaceField("intact::solver::stencil_obstacle_start", rows);
+            m_x_start = NodeField("intact::solver::stencil_x_start", local.num_local_nodes());
         }
     }
 }
 
-void StencilDescent::build_static_data(const LocalMesh& local) {
+void StencilDescent::build_static_data() {
     const LocalMesh& mesh = m_layout.mesh;
     StencilData& d = m_data;
-    d.num_nodes = local.num_local_nodes();
-    d.num_owned = local.num_owned_nodes;
+    d.num_nodes = m_layout.num_vertices;
+    d.num_local = m_local.num_local_nodes();
+    d.num_owned = m_local.num_owned_nodes;
     d.num_elements = m_layout.num_stencils;
     d.cg_iterations = m_options.cg_iterations;
     d.toi_factor = m_options.toi_factor;
-    d.tets = m_elastic.tets();
-    d.dm_inverse = m_elastic.dm_inverses();
-    d.volume = m_elastic.volumes();
-    d.element_gradient = m_elastic.gradients();
-    d.element_hessian = m_elastic.hessians();
+    d.tets = m_elastic->tets();
+    d.dm_inverse = m_elastic->dm_inverses();
+    d.volume = m_elastic->volumes();
+    d.element_gradient = m_elastic->gradients();
+    d.element_hessian = m_elastic->hessians();
 
     // Materials per layout element.
     const int num_layout_elements = mesh.num_local_elements();
@@ -588,7 +594,7 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
             }
         }
     }
-    const auto volume = Kokkos::create_mirror_view_and_copy(HostSpace(), m_elastic.volumes());
+    const auto volume = Kokkos::create_mirror_view_and_copy(HostSpace(), m_elastic->volumes());
     d.element_offsets = StencilData::IntView("intact::solver::stencil_element_offsets", d.num_nodes + 1);
     d.mass = StencilData::RealView("intact::solver::stencil_mass", d.num_nodes);
     auto offsets = Kokkos::create_mirror_view(d.element_offsets);
@@ -625,10 +631,12 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
         }
     }
     Kokkos::deep_copy(d.color, color);
-    d.free = m_parts.boundary.free_mask();
-    d.x = NodeField("intact::solver::stencil_x", mesh.num_local_nodes());
-    d.x_hat = NodeField("intact::solver::stencil_x_hat", d.num_nodes);
-    d.force = NodeField("intact::solver::stencil_force", d.num_nodes);
+    const int rows = mesh.num_local_nodes();
+    d.free = StencilData::RealView("intact::solver::stencil_free", rows);
+    d.x = NodeField("intact::solver::stencil_x", rows);
+    d.x_hat = NodeField("intact::solver::stencil_x_hat", rows);
+    d.force = NodeField("intact::solver::stencil_force", rows);
+    m_layout_scratch = NodeField("intact::solver::stencil_layout_scratch", rows);
     d.gradient = NodeField("intact::solver::stencil_gradient", d.num_nodes);
     d.diagonal = decltype(d.diagonal)("intact::solver::stencil_diagonal", d.num_nodes);
     d.steps = decltype(d.steps)("intact::solver::stencil_steps", d.num_elements);
@@ -640,54 +648,128 @@ void StencilDescent::build_static_data(const LocalMesh& local) {
     d.pairs.kind = Kokkos::View<int*, MemSpace>("intact::solver::stencil_pair_kind", 0);
     d.pairs.rows =
         Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>("intact::solver::stencil_pair_rows", 0);
+    d.pair_friction = StencilData::IntView("intact::solver::stencil_pair_friction", 0);
+    d.num_pairs = 0;
+    d.pairs.count = 0;
     d.pair_derivatives.resize(0, true);
+
+    // Contact surface rows ↔ layout nodes, by global node id.
+    if (m_contact) {
+        const auto& surface = m_contact->surface();
+        std::unordered_map<GlobalId, int> node_of;
+        for (int n = 0; n < rows; ++n) {
+            node_of[mesh.node_global_id[static_cast<std::size_t>(n)]] = n;
+        }
+        m_row_node.assign(static_cast<std::size_t>(surface.num_vertices()), -1);
+        m_layout_gids.clear();
+        m_layout_gids.insert(mesh.node_global_id.begin(), mesh.node_global_id.end());
+        m_node_row = Kokkos::View<int*, MemSpace>("intact::solver::stencil_node_row", rows);
+        auto node_row = Kokkos::create_mirror_view(m_node_row);
+        Kokkos::deep_copy(node_row, -1);
+        for (int r = 0; r < surface.num_body_vertices(); ++r) {
+            const auto it = node_of.find(surface.vertex_gid()[static_cast<std::size_t>(r)]);
+            if (it != node_of.end()) {
+                m_row_node[static_cast<std::size_t>(r)] = it->second;
+                node_row(it->second) = r;
+            }
+        }
+        Kokkos::deep_copy(m_node_row, node_row);
+    }
+}
+
+void StencilDescent::fill_surface(const NodeField& field,
+                                  const contact::ConstSurfaceField& obstacles,
+                                  const contact::SurfaceField& out) const {
+    const auto node_row = m_node_row;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_fill_surface", Kokkos::RangePolicy<ExecSpace>(0, node_row.extent(0)),
+        KOKKOS_LAMBDA(const int n) {
+            const int r = node_row(n);
+            for (int i = 0; r >= 0 && i < 3; ++i) {
+                out(r, i) = field(n, i);
+            }
+        });
+    const auto& surface = m_contact->surface();
+    const int first = surface.num_body_vertices();
+    Kokkos::parallel_for(
+        "intact::solver::stencil_fill_obstacles",
+        Kokkos::RangePolicy<ExecSpace>(first, surface.num_vertices()), KOKKOS_LAMBDA(const int r) {
+            for (int i = 0; i < 3; ++i) {
+                out(r, i) = obstacles(r, i);
+            }
+        });
 }
 
 void StencilDescent::load_positions(const NodeField& x) {
     const StencilData d = m_data;
     Kokkos::parallel_for(
-        "intact::solver::stencil_load_positions", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        "intact::solver::stencil_load_positions", Kokkos::RangePolicy<ExecSpace>(0, d.num_local),
         KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
                 d.x(v, i) = x(v, i);
             }
         });
     m_layout.halo->gather(d.x);
+    if (m_contact) {
+        fill_surface(d.x, m_parts.boundary.obstacle_positions(), m_xs);
+    }
 }
 
 void StencilDescent::load_state(const NodeField& x, const StepProblem& problem) {
+    // Owned rows from the solver's fields, every other layout row from its owner.
     const StencilData d = m_data;
     const NodeField x_hat = problem.x_hat;
     const NodeField force = problem.force;
+    const auto free = m_parts.boundary.free_mask();
     const bool has_force = force.extent(0) > 0;
-    const int num_owned = d.num_owned;
     Kokkos::parallel_for(
-        "intact::solver::stencil_load_state", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        "intact::solver::stencil_load_state", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
+            d.free(v) = free(v);
             for (int i = 0; i < 3; ++i) {
-                d.x(v, i) = x(v, i);
                 d.x_hat(v, i) = x_hat(v, i);
-                d.force(v, i) = has_force && v < num_owned ? force(v, i) : 0.0;
+                d.force(v, i) = has_force ? force(v, i) : 0.0;
             }
         });
-    m_layout.halo->gather(d.x);
-    m_parts.halo.gather(d.x_hat);
-    m_parts.halo.gather(d.force);
+    m_layout.halo->gather(d.x_hat);
+    m_layout.halo->gather(d.force);
+    m_layout.halo->gather(d.free);
+    load_positions(x);
     m_data.h2c = problem.weight * problem.h * problem.h;
     for (int i = 0; i < 3; ++i) {
         m_data.gravity[i] = problem.gravity[static_cast<std::size_t>(i)];
     }
 }
 
-void StencilDescent::add_pairs(const contact::PairList& found) {
+double StencilDescent::kappa() const {
+    // IPC's adaptive κ comes out of sums over ranks, whose round-off depends on the partition; a local
+    // Newton-CG step reacts to round-off in its input discontinuously (its early exit, the Armijo test), so
+    // κ is rounded to 20 significant bits: the same on every rank count unless the exact value lies within
+    // round-off of a rounding boundary (about 1e-10 of the time).
+    int exponent = 0;
+    const double mantissa = std::frexp(m_kappa->value(), &exponent);
+    return std::ldexp(std::round(std::ldexp(mantissa, 20)), exponent - 20);
+}
+
+StencilDescent::PairKey StencilDescent::pair_key(int kind, const int (&rows)[4]) const {
+    // Global ids in place of surface rows (which are numbered by owner rank): B's order, and so the order
+    // of every per-vertex sum over pairs, is the same on every rank count. A point–plane pair's second
+    // entry is its plane's index and its last unused.
+    const auto& gid = m_contact->surface().vertex_gid();
+    const bool plane = kind == contact::k_point_plane;
+    return {kind, gid[static_cast<std::size_t>(rows[0])],
+            plane ? rows[1] : gid[static_cast<std::size_t>(rows[1])], gid[static_cast<std::size_t>(rows[2])],
+            plane ? 0 : gid[static_cast<std::size_t>(rows[3])]};
+}
+
+bool StencilDescent::add_pairs(const contact::PairList& found) {
     // B only grows within a step (spec §5.1). A swept candidate joins B when it comes within d̂ somewhere
     // on the contact model's segment positions() → positions() + step() (proximity and CCD hits: additive
     // CCD with minimum separation d̂), with ŝ_i = max(ŝ, s_i) at the segment's start (the last certified
     // state) and κ_i = κ d̂ / d̂_i. Broad-phase candidates that stay farther apart are left out: their
-    // customized barrier would act from wherever they are.
-    if (found.count == 0) {
-        return;
-    }
+    // customized barrier would act from wherever they are. Every rank finds the pairs touching its owned
+    // rows; all of them are gathered, so every rank holds the same B (identical entries: each is computed
+    // from the same positions wherever it is found).
     Kokkos::View<double*, MemSpace> distance("intact::solver::stencil_found_distance", found.count);
     {
         const auto kind = found.kind;
@@ -725,18 +807,129 @@ void StencilDescent::add_pairs(const contact::PairList& found) {
     const auto kind = Kokkos::create_mirror_view_and_copy(HostSpace(), found.kind);
     const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), found.rows);
     const auto s = Kokkos::create_mirror_view_and_copy(HostSpace(), distance);
+    std::vector<int> keys;
+    std::vector<double> squared;
+    for (int k = 0; k < found.count; ++k) {
+        const int r[4] = {rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
+        if (s(k) >= 0.0 && m_pair_set.count(pair_key(kind(k), r)) == 0) {
+            const int key[5] = {kind(k), r[0], r[1], r[2], r[3]};
+            keys.insert(keys.end(), key, key + 5);
+            squared.push_back(s(k));
+        }
+    }
+    int size = 1;
+    MPI_Comm_size(m_parts.comm, &size);
+    if (size > 1) {
+        const int mine = static_cast<int>(squared.size());
+        std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size), 0);
+        INTACT_CHECK_MPI(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, m_parts.comm));
+        int total = 0;
+        for (int r = 0; r < size; ++r) {
+            displs[static_cast<std::size_t>(r)] = total;
+            total += counts[static_cast<std::size_t>(r)];
+        }
+        std::vector<double> all_squared(static_cast<std::size_t>(total));
+        INTACT_CHECK_MPI(MPI_Allgatherv(squared.data(), mine, MPI_DOUBLE, all_squared.data(), counts.data(),
+                                        displs.data(), MPI_DOUBLE, m_parts.comm));
+        for (int r = 0; r < size; ++r) {
+            counts[static_cast<std::size_t>(r)] *= 5;
+            displs[static_cast<std::size_t>(r)] *= 5;
+        }
+        std::vector<int> all_keys(static_cast<std::size_t>(5 * total));
+        INTACT_CHECK_MPI(MPI_Allgatherv(keys.data(), 5 * mine, MPI_INT, all_keys.data(), counts.data(),
+                                        displs.data(), MPI_INT, m_parts.comm));
+        keys.swap(all_keys);
+        squared.swap(all_squared);
+    }
     const double s_hat = m_contact->s_hat();
     bool grew = false;
-    for (int k = 0; k < found.count; ++k) {
-        const PairKey key{kind(k), rows(k, 0), rows(k, 1), rows(k, 2), rows(k, 3)};
-        if (s(k) >= 0.0 && m_pair_set.count(key) == 0) {
-            const double s_i = std::max(s_hat, s(k));
-            m_pair_set[key] = {s_i, m_kappa->value() * std::sqrt(s_hat / s_i), -1};
+    for (std::size_t k = 0; k < squared.size(); ++k) {
+        const int rows_k[4] = {keys[5 * k + 1], keys[5 * k + 2], keys[5 * k + 3], keys[5 * k + 4]};
+        const PairKey key = pair_key(keys[5 * k], rows_k);
+        if (m_pair_set.count(key) == 0) {
+            const double s_i = std::max(s_hat, squared[k]);
+            m_pair_set[key] = {s_i,
+                               kappa() * std::sqrt(s_hat / s_i),
+                               -1,
+                               keys[5 * k],
+                               {rows_k[0], rows_k[1], rows_k[2], rows_k[3]}};
             grew = true;
         }
     }
-    if (grew) {
-        upload_pairs();
+    return grew;
+}
+
+void StencilDescent::refresh_pairs(bool step_start) {
+    int size = 1;
+    MPI_Comm_size(m_parts.comm, &size);
+    if (size > 1) {
+        // What the layout must hold beyond the LocalMesh: the rows of every pair of B (their positions), and
+        // with its element ring each row of a pair that touches an owned node (so that the pair's stencil,
+        // with its line-search energy, is complete here).
+        const auto& surface = m_contact->surface();
+        std::map<GlobalId, RemoteNode> rings, points;
+        for (const auto& entry : m_pair_set) {
+            const PairValues& pair = entry.second;
+            const int rows[4] = {pair.rows[0], pair.rows[1], pair.rows[2], pair.rows[3]};
+            int stencil[4];
+            const int count = contact::pair_stencil_rows(pair.kind, rows, stencil);
+            bool touches_owned = false;
+            for (int j = 0; j < count; ++j) {
+                touches_owned =
+                    touches_owned ||
+                    (stencil[j] >= 0 && stencil[j] < surface.num_body_vertices() && surface.owns(stencil[j]));
+            }
+            for (int j = 0; j < count; ++j) {
+                const int r = stencil[j];
+                if (r < 0 || r >= surface.num_body_vertices()) {
+                    continue;
+                }
+                const int n = m_row_node[static_cast<std::size_t>(r)];
+                if (n >= 0 && n < m_data.num_local) {
+                    continue; // a LocalMesh node: its ring is here already
+                }
+                const GlobalId gid = surface.vertex_gid()[static_cast<std::size_t>(r)];
+                (touches_owned ? rings : points)[gid] = RemoteNode{
+                    gid, surface.owner_of(r), surface.rest_positions()[static_cast<std::size_t>(r)]};
+            }
+        }
+        // Missing: a ring vertex that is no stencil vertex here, or a point that is no layout node.
+        std::set<GlobalId> ring_ids, point_ids;
+        bool missing = false;
+        for (const auto& [gid, node] : rings) {
+            ring_ids.insert(gid);
+            missing = missing || m_rings.count(gid) == 0;
+        }
+        for (const auto& [gid, node] : points) {
+            if (rings.count(gid) == 0) {
+                point_ids.insert(gid);
+                missing = missing || m_layout_gids.count(gid) == 0;
+            }
+        }
+        const bool stale = step_start && (ring_ids != m_rings || point_ids != m_points);
+        if (comm::allreduce_max(m_parts.comm, std::int64_t{missing || stale ? 1 : 0}) > 0) {
+            std::vector<RemoteNode> ring_list, point_list;
+            for (GlobalId gid : ring_ids) {
+                ring_list.push_back(rings.at(gid));
+            }
+            for (GlobalId gid : point_ids) {
+                point_list.push_back(points.at(gid));
+            }
+            rebuild_layout(ring_list, point_list);
+            m_rings = std::move(ring_ids);
+            m_points = std::move(point_ids);
+        }
+    }
+    upload_pairs();
+}
+
+void StencilDescent::rebuild_layout(const std::vector<RemoteNode>& rings,
+                                    const std::vector<RemoteNode>& points) {
+    m_layout = build_stencil_layout(m_parts.comm, m_local, m_parts.scene.halo_transport, rings, points);
+    m_elastic.emplace(m_layout.mesh, m_parts.scene);
+    build_static_data();
+    if (m_problem) {
+        load_state(m_x, *m_problem);
     }
 }
 
@@ -756,9 +949,9 @@ void StencilDescent::upload_pairs() {
     auto host_friction = Kokkos::create_mirror_view(d.pair_friction);
     int p = 0;
     for (const auto& [key, values] : m_pair_set) {
-        host_kind(p) = key[0];
+        host_kind(p) = values.kind;
         for (int c = 0; c < 4; ++c) {
-            host_rows(p, c) = key[static_cast<std::size_t>(c) + 1];
+            host_rows(p, c) = values.rows[static_cast<std::size_t>(c)];
         }
         host_s_hat(p) = values.s_hat;
         host_kappa(p) = values.kappa;
@@ -777,10 +970,22 @@ void StencilDescent::lag_friction() {
     // Lagged friction per pair (spec §10 item 18, IPC's lagged potential): at the step's start every pair
     // of B becomes a friction pair whose normal force is its own customized barrier's, N_i = −2 κ_i w d
     // b′(d²; ŝ_i) at xᵗ (zero outside ŝ_i), with the closest-point coefficients and tangent basis there.
-    // Slips count from the state before the prescribed rows arrived (m_friction_start), so a moving
-    // obstacle drags what rests on it. Pairs that join B during the step get no friction: they had no
-    // normal force at the lagging point.
+    // Slips count from the state before the prescribed rows arrived (m_x_start, m_obstacle_start), so a
+    // moving obstacle drags what rests on it. Pairs that join B later get friction at the next lag.
     StencilData& d = m_data;
+    {
+        const NodeField start = m_x_start;
+        const NodeField scratch = m_layout_scratch;
+        Kokkos::parallel_for(
+            "intact::solver::stencil_load_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+            KOKKOS_LAMBDA(const int v) {
+                for (int i = 0; i < 3; ++i) {
+                    scratch(v, i) = start(v, i);
+                }
+            });
+        m_layout.halo->gather(m_layout_scratch);
+        fill_surface(m_layout_scratch, m_obstacle_start, m_friction_start);
+    }
     grow(m_normal_force, std::max(1, d.num_pairs), "intact::solver::stencil_normal_force");
     const StencilData data = d;
     const auto force = m_normal_force;
@@ -833,7 +1038,9 @@ void StencilDescent::rebuild_pair_adjacency() {
         contact::pair_stencil_rows(kind(p), r, stencil);
         for (int j = 0; j < 4; ++j) {
             const int row = stencil[j];
-            const int n = row >= 0 && row < surface.num_body_vertices() ? surface.local_of_surface(row) : -1;
+            const int n = row >= 0 && row < surface.num_body_vertices()
+                              ? m_row_node[static_cast<std::size_t>(row)]
+                              : -1;
             nodes(p, j) = n >= 0 && n < d.num_nodes ? n : -1;
             if (nodes(p, j) >= 0) {
                 around[static_cast<std::size_t>(nodes(p, j))].push_back({p, j});
@@ -877,7 +1084,7 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
     const NodeField path = m_delta;
     const NodeField x_hat = m_data.x_hat;
     Kokkos::parallel_for(
-        "intact::solver::stencil_inertial_path", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_nodes),
+        "intact::solver::stencil_inertial_path", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
         KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
                 path(v, i) = x_hat(v, i) - x(v, i);
@@ -886,7 +1093,7 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
     m_contact->update_segment(x, m_parts.boundary.obstacle_positions(), path,
                               m_parts.boundary.obstacle_step());
     add_pairs(m_contact->swept());
-    m_contact->gather_positions(x, m_parts.boundary.obstacle_positions());
+    refresh_pairs(true);
 }
 
 void StencilDescent::save(io::CheckpointWriter& out) const {
@@ -903,15 +1110,12 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     BoundaryMotion& boundary = m_parts.boundary;
 
     m_h = problem.h;
+    m_x = x;
+    m_problem = &problem;
     if (m_friction) {
         // Friction measures slips from xᵗ as it is before prescribed rows and obstacles arrive.
-        ScopedTimer timer(seconds.contact);
-        m_contact->gather_positions(x, boundary.obstacle_positions());
-        if (m_friction_start.extent(0) != m_contact->positions().extent(0)) {
-            m_friction_start = contact::SurfaceField("intact::solver::stencil_friction_start",
-                                                     m_contact->positions().extent(0));
-        }
-        Kokkos::deep_copy(m_friction_start, m_contact->positions());
+        Kokkos::deep_copy(m_x_start, x);
+        Kokkos::deep_copy(m_obstacle_start, boundary.obstacle_positions());
     }
 
     // 0. Prescribed nodes and obstacles onto their targets (then fixed rows), when that is safe.
@@ -936,7 +1140,6 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         ScopedTimer timer(seconds.contact);
         start_pairs(x, problem);
         if (m_friction) {
-            m_data.xs = m_contact->positions();
             lag_friction();
             result.friction_lags = 1;
         }
@@ -962,9 +1165,8 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     double start_norm = 0.0;
     {
         ScopedTimer timer(seconds.assembly);
-        m_elastic.evaluate(m_data.x, false);
+        m_elastic->evaluate(m_data.x, false);
         if (m_contact) {
-            m_data.xs = m_contact->positions();
             pair_derivatives();
         }
         vertex_derivatives();
@@ -980,7 +1182,6 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             {
                 ScopedTimer timer(seconds.assembly);
                 if (m_contact) {
-                    m_data.xs = m_contact->positions();
                     pair_derivatives();
                 }
                 vertex_derivatives();
@@ -1013,9 +1214,8 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         for (int sweep = 0;; ++sweep) {
             {
                 ScopedTimer timer(seconds.assembly);
-                m_elastic.evaluate(m_data.x, true);
+                m_elastic->evaluate(m_data.x, true);
                 if (m_contact) {
-                    m_data.xs = m_contact->positions();
                     pair_derivatives();
                 }
                 vertex_derivatives();
@@ -1056,7 +1256,6 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             break;
         }
         ScopedTimer timer(seconds.contact);
-        m_data.xs = m_contact->positions();
         lag_friction();
         result.friction_lags = lag + 1;
         result.converged = false;
@@ -1064,15 +1263,16 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
 
     // 5. What the step ends with.
     result.sweeps = result.iterations;
-    result.barrier_stencils = comm::allreduce_sum(m_parts.comm, std::int64_t{m_data.num_pairs});
+    result.barrier_stencils = static_cast<long long>(m_pair_set.size()); // every rank holds all of B
     result.grey_fraction = m_coloring.grey_fraction();
     if (m_contact) {
         ScopedTimer timer(seconds.contact);
         m_contact->update(x, boundary.obstacle_positions());
         result.contact_pairs = m_contact->count_active_pairs();
         result.min_distance = std::sqrt(m_contact->min_squared_distance());
-        result.kappa = m_kappa->value();
+        result.kappa = kappa();
     }
+    m_problem = nullptr;
     return result;
 }
 

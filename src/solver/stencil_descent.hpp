@@ -45,6 +45,8 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
+#include <unordered_set>
 
 namespace intact::solver {
 
@@ -84,7 +86,8 @@ local_newton_cg(const kernels::Mat12& H, const kernels::Vec12& g, int iterations
 struct StencilData {
     using IntView = Kokkos::View<int*, MemSpace>;
     using RealView = Kokkos::View<double*, MemSpace>;
-    int num_nodes = 0;    ///< stencil vertices (LocalMesh nodes)
+    int num_nodes = 0;    ///< stencil vertices: LocalMesh nodes, then contact partners (layout.num_vertices)
+    int num_local = 0;    ///< LocalMesh nodes (the rows of the solver's fields)
     int num_owned = 0;    ///< owned nodes
     int num_elements = 0; ///< element stencils (LocalMesh elements)
     int num_pairs = 0;    ///< barrier stencils (|B|)
@@ -103,10 +106,10 @@ struct StencilData {
     IntView pair_offsets; ///< per stencil vertex, into pair_entries
     Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pair_entries; ///< (pair, slot), pair order
     Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> pair_nodes;   ///< per pair slot: node or −1
-    RealView mass;                              ///< per stencil vertex (kg), summed in element-id order
-    Kokkos::View<const double*, MemSpace> free; ///< per stencil vertex: 1 free, 0 prescribed
-    NodeField x, x_hat, force;                  ///< layout rows (x), stencil vertices (x̂, f)
-    NodeField gradient;                         ///< per stencil vertex, g_v
+    RealView mass;             ///< per stencil vertex (kg), summed in element-id order
+    RealView free;             ///< per layout row: 1 free, 0 prescribed
+    NodeField x, x_hat, force; ///< per layout row
+    NodeField gradient;        ///< per stencil vertex, g_v
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> diagonal; ///< per stencil vertex, D_v
     Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> steps;      ///< per stencil, Δ^[k]
     Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color;    ///< (scheme, element)
@@ -157,25 +160,48 @@ public:
 
     /// Public for CUDA lambdas: B at the step's start (κ, then the pairs near the inertial path). Collective.
     void start_pairs(const NodeField& x, const StepProblem& problem);
-    /// Public for CUDA lambdas: the pairs of `found` that come within d̂ on the contact model's segment
-    /// join B. Local.
-    void add_pairs(const contact::PairList& found);
-    /// Public for CUDA lambdas: lag friction on B at the step's start xᵗ (the contact model's positions):
-    /// every pair of B gets a friction pair, with its normal force from its own barrier at xᵗ (zero for
-    /// pairs outside their ŝ_i). Local.
+    /// Public for CUDA lambdas: the pairs of `found` (on any rank) that come within d̂ on the contact
+    /// model's segment join B; whether B grew (the same on every rank). Collective.
+    bool add_pairs(const contact::PairList& found);
+    /// Public for CUDA lambdas: lag friction on B at the current positions: every pair of B gets a
+    /// friction pair, with its normal force from its own barrier there (zero for pairs outside their
+    /// ŝ_i). Collective (a layout gather).
     void lag_friction();
+    /// Public for CUDA lambdas: `field` (layout rows) on the surface rows the layout holds, `obstacles`'
+    /// rows on the obstacle rows, into `out`. Local.
+    void fill_surface(const NodeField& field,
+                      const contact::ConstSurfaceField& obstacles,
+                      const contact::SurfaceField& out) const;
 
 private:
-    void build_static_data(const LocalMesh& local);
+    void build_static_data();
     /// B (m_pair_set) to the device, then the per-vertex pair adjacency.
     void upload_pairs();
     void rebuild_pair_adjacency();
+    /// After B changed: the layout must hold, besides the LocalMesh, every contact partner of an owned
+    /// node with its element ring and every other row of B's pairs; rebuild it when it does not (and at a
+    /// step's start when it holds other nodes than those), then upload B. Collective.
+    void refresh_pairs(bool step_start);
+    /// The layout for `rings` and `points` (RemoteNode lists), its elastic term, data and row maps, and the
+    /// step's state on it. Collective.
+    void rebuild_layout(const std::vector<RemoteNode>& rings, const std::vector<RemoteNode>& points);
 
     StepParts m_parts;
     NewtonSettings m_settings;
     io::StencilDescentOptions m_options;
+    const LocalMesh& m_local;
     StencilLayout m_layout;
-    ElasticTerm m_elastic;
+    std::optional<ElasticTerm> m_elastic;       ///< on m_layout.mesh (rebuilt with it)
+    std::set<GlobalId> m_rings, m_points;       ///< what m_layout holds beyond the LocalMesh's two rings
+    std::unordered_set<GlobalId> m_layout_gids; ///< every node of m_layout
+    std::vector<int> m_row_node;                ///< per contact surface row: layout node, or −1
+    Kokkos::View<int*, MemSpace> m_node_row;    ///< per layout node: contact surface row, or −1
+    contact::SurfaceField m_xs;                 ///< surface rows at the layout's positions (pairs read them)
+    NodeField m_x;                              ///< the solve's x (LocalMesh rows), for layout rebuilds
+    const StepProblem* m_problem = nullptr;     ///< the solve's problem, for layout rebuilds
+    NodeField m_x_start;                        ///< x at the step's start, before prescribed rows arrive
+    NodeField m_layout_scratch;                 ///< layout rows
+    contact::SurfaceField m_obstacle_start;     ///< obstacle rows at the step's start
     StencilColoring m_coloring;
     StencilData m_data;
     StepBound m_bound;
@@ -188,13 +214,18 @@ private:
     contact::PairStencils m_kappa_stencils;
     NodeField m_delta, m_product;
     long long m_sweep_counter = 0; ///< n of the color schedule, across steps
-    /// B on the host, by (kind, rows): ordered, so B's device order is the pair order.
-    using PairKey = std::array<int, 5>;
+    /// B on the host, by (kind, global ids of its rows): ordered, so B's device order is the pair order.
+    using PairKey = std::array<GlobalId, 5>;
     struct PairValues {
-        double s_hat = 0.0; ///< ŝ_i (m²)
-        double kappa = 0.0; ///< κ_i
-        int friction = -1;  ///< index of its lagged friction pair, or −1
+        double s_hat = 0.0;        ///< ŝ_i (m²)
+        double kappa = 0.0;        ///< κ_i
+        int friction = -1;         ///< index of its lagged friction pair, or −1
+        int kind = 0;              ///< contact::PairKind
+        std::array<int, 4> rows{}; ///< surface rows (PairList convention)
     };
+    PairKey pair_key(int kind, const int (&rows)[4]) const;
+    /// κ of the step (IPC's adaptive start), rounded to 20 significant bits.
+    double kappa() const;
     std::map<PairKey, PairValues> m_pair_set;
 };
 

@@ -104,7 +104,11 @@ Answer answer_requests(MPI_Comm comm,
 
 } // namespace
 
-StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const std::string& transport) {
+StencilLayout build_stencil_layout(MPI_Comm comm,
+                                   const LocalMesh& local,
+                                   const std::string& transport,
+                                   const std::vector<RemoteNode>& rings,
+                                   const std::vector<RemoteNode>& points) {
     int rank = 0;
     int size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -114,12 +118,15 @@ StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const 
     layout.num_stencils = local.num_local_elements();
     LocalMesh& mesh = layout.mesh;
 
-    // 1. Ask each ghost node's owner for the elements around it.
+    // 1. Ask each ghost node's and each ring vertex's owner for the elements around it.
     std::vector<std::vector<std::int64_t>> requests(static_cast<std::size_t>(size));
     for (int n = local.num_owned_nodes; n < local.num_local_nodes(); ++n) {
         const int owner = local.ghost_owner[static_cast<std::size_t>(n - local.num_owned_nodes)];
         requests[static_cast<std::size_t>(owner)].push_back(
             local.node_global_id[static_cast<std::size_t>(n)]);
+    }
+    for (const RemoteNode& node : rings) {
+        requests[static_cast<std::size_t>(node.owner)].push_back(node.gid);
     }
     const std::vector<std::int64_t> asked = exchange(comm, requests, MPI_INT64_T);
     // Who asked what: the answers of exchange come back in rank order with the counts we know.
@@ -158,7 +165,12 @@ StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const 
                               Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]}};
         }
     }
-    for (const auto& [gid, info] : new_nodes) {
+    for (const RemoteNode& node : points) {
+        if (index.count(node.gid) == 0) {
+            new_nodes.emplace(node.gid, std::make_pair(node.owner, node.rest));
+        }
+    }
+    const auto append = [&](GlobalId gid, const std::pair<int, Vec3>& info) {
         index[gid] = mesh.num_local_nodes();
         mesh.node_global_id.push_back(gid);
         mesh.ghost_owner.push_back(info.first);
@@ -167,6 +179,22 @@ StencilLayout build_stencil_layout(MPI_Comm comm, const LocalMesh& local, const 
         mesh.constraint.push_back(NodeConstraint{});
         mesh.motion.push_back(-1);
         mesh.node_body.push_back(-1);
+    };
+    // The ring vertices first (they are stencil vertices), then the rest.
+    std::map<GlobalId, std::pair<int, Vec3>> ring_nodes;
+    for (const RemoteNode& node : rings) {
+        INTACT_REQUIRE(index.count(node.gid) == 0,
+                       "stencil layout: ring vertex " << node.gid << " is a LocalMesh node of rank " << rank);
+        ring_nodes.emplace(node.gid, std::make_pair(node.owner, node.rest));
+    }
+    for (const auto& [gid, info] : ring_nodes) {
+        append(gid, info);
+    }
+    layout.num_vertices = mesh.num_local_nodes();
+    for (const auto& [gid, info] : new_nodes) {
+        if (index.count(gid) == 0) {
+            append(gid, info);
+        }
     }
     std::map<GlobalId, std::array<std::int64_t, 5>> new_elements;
     std::unordered_map<GlobalId, int> element_index;

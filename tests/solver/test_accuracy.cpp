@@ -27,7 +27,6 @@ using namespace intact;
 using nlohmann::json;
 using test::gather_positions;
 using test::world_rank;
-using test::world_size;
 
 constexpr double k_g = 9.81;
 
@@ -220,9 +219,6 @@ TEST(Accuracy, SlopeWithStencilDescent) {
     // mode that sweeps of 12-DOF stencils reduce by about M / (h² K) per sweep, so at E = 1e8 the steps
     // hit max_sweeps (README "Stencil descent"): measured 0.10, 0.99 and 0.99 of Coulomb's acceleration at
     // dt = 0.01, 0.005, 0.0025 s with 2000, 2000 and 570 sweeps per step.
-    if (world_size() != 1) {
-        GTEST_SKIP() << "contact with stencil_descent runs on one rank";
-    }
     expect_coulomb_on_thirty_degrees("stencil_descent", 1e6);
     const double theta = std::atan(0.5);
     json document = block_on_plane(theta, 0.49, 1e6, 0.01, 1.0, 2e-4, "stencil_descent");

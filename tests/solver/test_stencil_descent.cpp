@@ -1,7 +1,7 @@
 // Second-order stencil descent (solver.type "stencil_descent", stencil descent spec §11) on 1-4 ranks:
 // the complementary coloring's invariants, free fall against implicit Euler's closed form, a held beam
-// against the Newton (ipc) solver, the same positions on every rank count, and (one rank) a block coming
-// to rest on a plane without penetration with the plane carrying its weight.
+// against the Newton (ipc) solver, the same positions on every rank count (with contact and friction too),
+// and a block coming to rest on a plane without penetration with the plane carrying its weight.
 #include "comm/collectives.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/box_mesh.hpp"
@@ -225,13 +225,68 @@ TEST(StencilDescent, SamePositionsOnEveryRankCount) {
     EXPECT_LE(error, 1e-10 * moved);
 }
 
-TEST(StencilDescent, BlockRestsOnAPlaneCarryingItsWeight) {
-    // One rank (barrier stencils are not distributed yet). A block dropped from 2 mm onto a plane: no
-    // penetration at any step, and at the end it is at rest with the plane carrying its weight: the mean
-    // vertical velocity and its change over the last steps (the net force per mass) vanish.
-    if (test::world_size() != 1) {
-        GTEST_SKIP() << "contact with stencil_descent runs on one rank";
+// Positions of `document` run on all ranks and on rank 0 alone, and the rest positions, by global node id
+// (on rank 0).
+struct RankRuns {
+    std::map<GlobalId, Vec3> rest, serial, parallel;
+};
+RankRuns run_on_one_and_all_ranks(const json& document, const std::string& name) {
+    RankRuns runs;
+    MPI_Comm alone;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    if (world_rank() == 0) {
+        {
+            Simulation serial(alone, io::parse_scene(document, name + ".json"),
+                              output_dir(name + "_serial", alone));
+            runs.rest = gather_positions(serial, alone);
+            serial.run();
+            runs.serial = gather_positions(serial, alone);
+        }
+        MPI_Comm_free(&alone);
     }
+    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), output_dir(name));
+    parallel.run();
+    runs.parallel = gather_positions(parallel, MPI_COMM_WORLD);
+    return runs;
+}
+
+TEST(StencilDescent, SamePositionsWithContactAndFrictionOnEveryRankCount) {
+    // A block dropped onto another that rests on a plane, with friction: the partition cuts between the
+    // blocks (and through them on 3-4 ranks), so barrier stencils join vertices of several ranks and
+    // their partners' element rings travel with the layout. A fixed number of sweeps per step (tolerance
+    // 0), so every run does the same work: positions within 1e-10 of the displacement of one rank's.
+    json document;
+    document["time"] = {{"dt", 0.01}, {"steps", 6}};
+    document["gravity"] = {0.0, 0.0, -g};
+    json top = block({0.02, 0.01, 0.0505}, {0.08, 0.09, 0.09}, {2, 2, 1}, 1e5);
+    top["velocity"] = {0.2, 0.0, -0.3};
+    document["bodies"] = json::array({block({0, 0, 2e-4}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e5), top});
+    document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    document["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
+    document["output"] = {{"every", 1000}};
+    document["solver"] = {{"type", "stencil_descent"},
+                          {"stencil_descent", {{"tolerance", 0.0}, {"max_sweeps", 25}}}};
+    const RankRuns runs = run_on_one_and_all_ranks(document, "contact_ranks");
+    double error = 0.0, moved = 0.0;
+    if (world_rank() == 0) {
+        for (const auto& [id, x] : runs.serial) {
+            for (int c = 0; c < 3; ++c) {
+                error = std::max(error, std::abs(runs.parallel.at(id)[c] - x[c]));
+                moved = std::max(moved, std::abs(x[c] - runs.rest.at(id)[c]));
+            }
+        }
+        std::printf("contact ranks: moved %.4e m, difference %.3e m\n", moved, error);
+    }
+    MPI_Bcast(&error, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&moved, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    EXPECT_GT(moved, 1e-3);
+    EXPECT_LE(error, 1e-10 * moved);
+}
+
+TEST(StencilDescent, BlockRestsOnAPlaneCarryingItsWeight) {
+    // A block dropped from 2 mm onto a plane: no penetration at any step, and at the end it is at rest with
+    // the plane carrying its weight: the mean vertical velocity and its change over the last steps (the
+    // net force per mass) vanish.
     const double h = 0.01;
     json document;
     document["time"] = {{"dt", h}, {"steps", 60}};
