@@ -40,6 +40,9 @@ constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at
 // towards itself needs about l / d of them, and the bound reached by then is collision-free (a shorter
 // local step); uncapped, pairs squeezed to 1e-11 m made one sweep of 48 tets take 0.3 s.
 constexpr int k_local_ccd_iterations = 1000;
+// With the prescribed rows short of their targets, they advance again once the sweeps have cut ‖g‖ to
+// this fraction of what it was right after their last advance (or met the step's test).
+constexpr double k_boundary_settling = 0.1;
 
 // V ψ(q + step) − V ψ(q) of element e, keeping the digits of small steps (kernels::elastic_energy_change).
 KOKKOS_INLINE_FUNCTION double
@@ -762,6 +765,39 @@ StencilDescent::PairKey StencilDescent::pair_key(int kind, const int (&rows)[4])
             plane ? 0 : gid[static_cast<std::size_t>(rows[3])]};
 }
 
+bool StencilDescent::advance_boundary(const NodeField& x, PhaseSeconds& seconds, bool during_sweeps) {
+    // IPC's gradual arrival, taken apart from the sweeps: the prescribed rows (free rows stay) move by the
+    // largest fraction of their remaining motion that inverts no element and closes no gap by more than
+    // 80%; the pairs that motion sweeps join B. Collective.
+    BoundaryMotion& boundary = m_parts.boundary;
+    if (boundary.remaining(x) <= 0.0) {
+        return true;
+    }
+    double alpha = 0.0;
+    {
+        ScopedTimer timer(seconds.step_bound);
+        alpha = m_bound.along(x, boundary.step(), boundary);
+    }
+    if (alpha >= 1.0) {
+        boundary.arrive(x);
+    } else {
+        boundary.trial_point(x, boundary.step(), alpha, m_product);
+        boundary.accept_trial();
+        Kokkos::deep_copy(x, m_product);
+    }
+    if (during_sweeps) {
+        // B grows by the pairs that motion swept, and the layout sees the new positions.
+        if (m_contact) {
+            ScopedTimer timer(seconds.contact);
+            if (add_pairs(m_contact->swept())) {
+                refresh_pairs(false);
+            }
+        }
+        load_positions(x);
+    }
+    return alpha >= 1.0;
+}
+
 bool StencilDescent::add_pairs(const contact::PairList& found) {
     // B only grows within a step (spec §5.1). A swept candidate joins B when it comes within d̂ somewhere
     // on the contact model's segment positions() → positions() + step() (proximity and CCD hits: additive
@@ -1118,21 +1154,9 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         Kokkos::deep_copy(m_obstacle_start, boundary.obstacle_positions());
     }
 
-    // 0. Prescribed nodes and obstacles onto their targets (then fixed rows), when that is safe.
-    if (boundary.remaining(x) > 0.0) {
-        double alpha = 0.0;
-        {
-            ScopedTimer timer(seconds.step_bound);
-            alpha = m_bound.along(x, boundary.step(), boundary);
-        }
-        INTACT_REQUIRE(alpha >= 1.0,
-                       m_parts.scene.file
-                           << ": stencil_descent places prescribed nodes and obstacles at the step's "
-                              "start, and this step's prescribed motion would invert an element or "
-                              "close a contact gap by more than 80% (safe fraction "
-                           << alpha << "); use a smaller time.dt or solver.type \"ipc\"");
-        boundary.arrive(x);
-    }
+    // 0. Prescribed nodes and obstacles towards their targets (then fixed rows): the whole way when that
+    //    is safe, else the safe fraction now and the rest after sweeps have moved the free rows aside.
+    bool arrived = advance_boundary(x, seconds, false);
 
     // 1. The step's state on the stencil layout, and the pair set B with its customized barriers.
     load_state(x, problem);
@@ -1209,6 +1233,8 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     //    met at once; `max_sweeps` bounds the sweeps of all of them together.
     double initial_norm = 0.0;
     int sweeps = 0;
+    bool relaxing = false;
+    double advanced_norm = 0.0; // ‖g‖ right after the boundary's last advance
     for (int lag = 1;; ++lag) {
         bool met_at_once = false;
         for (int sweep = 0;; ++sweep) {
@@ -1226,7 +1252,21 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             result.residual_acceleration = mass_scaled_max_norm(m_parts.comm, m_data.gradient, m_data.mass,
                                                                 m_data.free, m_data.num_owned) /
                                            (problem.h * problem.h);
-            if (norm <= m_options.tolerance * initial_norm + floor) {
+            const bool met = !relaxing && norm <= m_options.tolerance * initial_norm + floor;
+            if (relaxing) {
+                advanced_norm = norm;
+            }
+            relaxing = false;
+            const bool settled = norm <= k_boundary_settling * advanced_norm;
+            if ((met || settled) && !arrived && sweeps < m_options.max_sweeps) {
+                // Converged with the prescribed rows short of their targets: they take the next safe
+                // fraction of their motion, and the sweeps go on from there (a continuation: the free rows
+                // settle around each position the boundary reaches).
+                arrived = advance_boundary(x, seconds, true);
+                relaxing = true; // at least one sweep before the next test
+                continue;
+            }
+            if (met && arrived) {
                 result.converged = true;
                 met_at_once = sweep == 0;
                 break;
@@ -1234,7 +1274,8 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             if (sweeps >= m_options.max_sweeps) {
                 log::warn() << "stencil_descent: the step ended after solver.stencil_descent.max_sweeps = "
                             << m_options.max_sweeps << " sweeps with ‖g‖ = " << norm << " (start "
-                            << initial_norm << ", goal " << m_options.tolerance * initial_norm + floor << ")";
+                            << initial_norm << ", goal " << m_options.tolerance * initial_norm + floor << ")"
+                            << (arrived ? "" : " and the prescribed motion short of its target");
                 break;
             }
             // K2: every stencil's local step from the frozen state; K3: Gauss–Seidel for the sweep's
@@ -1260,6 +1301,18 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         result.friction_lags = lag + 1;
         result.converged = false;
     }
+
+    // A step cannot end with the boundary short of where the scene puts it: the output, `intact check` and
+    // the next step place prescribed rows and obstacles at their targets. (`arrived` comes from global
+    // MINs, so every rank stops here alike.)
+    INTACT_REQUIRE(arrived,
+                   m_parts.scene.file
+                       << ": stencil_descent: the prescribed nodes and obstacles did not reach their "
+                          "targets within solver.stencil_descent.max_sweeps = "
+                       << m_options.max_sweeps
+                       << " sweeps (they advance as far as contact gaps and element inversion allow, and "
+                          "the sweeps did not make room for the rest); use a smaller time.dt, a larger "
+                          "solver.stencil_descent.max_sweeps, or solver.type \"ipc\"");
 
     // 5. What the step ends with.
     result.sweeps = result.iterations;

@@ -163,6 +163,10 @@ public:
     /// Public for CUDA lambdas: the pairs of `found` (on any rank) that come within d̂ on the contact
     /// model's segment join B; whether B grew (the same on every rank). Collective.
     bool add_pairs(const contact::PairList& found);
+    /// Public for CUDA lambdas: move the prescribed rows and obstacles of x towards their targets by the
+    /// safe fraction of their remaining motion (all of it when safe); `during_sweeps`: the swept pairs
+    /// join B and the layout is refreshed. Whether they arrived. Collective.
+    bool advance_boundary(const NodeField& x, PhaseSeconds& seconds, bool during_sweeps);
     /// Public for CUDA lambdas: lag friction on B at the current positions: every pair of B gets a
     /// friction pair, with its normal force from its own barrier there (zero for pairs outside their
     /// ŝ_i). Collective (a layout gather).
