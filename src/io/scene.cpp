@@ -271,6 +271,8 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
                 "give the fraction of a stencil's bound it may take, e.g. 0.8");
     }
     at_least_one("max_sweeps", o.max_sweeps, "give the most hybrid sweeps per step, e.g. 2000");
+    at_least_one("regular_ccd_every", o.regular_ccd_every,
+                 "give the sweeps between regular CCDs, e.g. 1 (every sweep) or 4");
     o.tolerance = sd.optional<double>("tolerance", o.tolerance);
     if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
         sd.fail("tolerance", "must be in [0, 1)",

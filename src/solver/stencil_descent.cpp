@@ -448,15 +448,19 @@ void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
 }
 
 void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
-    // K4: the safety filter on the assembled update m_delta (its ghost rows current): the shared step
-    // bound (inversion, and CCD with a broad phase; global MIN) scales it when an element or a pair would
-    // be violated; the pairs it sweeps join B.
+    // K4: the safety filter on the assembled update m_delta (its ghost rows current), which scales it when
+    // an element or a pair would be violated. Every `regular_ccd_every`-th sweep (and every sweep by
+    // default): the shared step bound (inversion, and CCD with a broad phase; global MIN), whose swept
+    // pairs join B. Between (spec §5.2–§5.3): the inversion bound and the pairs of B alone, no broad
+    // phase; the chord from the last certified state is then certified by a regular CCD every
+    // `regular_ccd_every` sweeps and before a step ends.
     double alpha = 1.0;
+    const bool regular = !m_contact || m_options.regular_ccd_every <= 1;
     {
         ScopedTimer timer(seconds.step_bound);
-        alpha = m_bound.along(x, m_delta, m_parts.boundary);
+        alpha = regular ? m_bound.along(x, m_delta, m_parts.boundary) : filter_bound(x);
     }
-    if (m_contact) {
+    if (m_contact && regular) {
         ScopedTimer timer(seconds.contact);
         if (add_pairs(m_contact->swept())) {
             refresh_pairs(false);
@@ -472,6 +476,85 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
             }
         });
     load_positions(x);
+    if (!regular && ++m_since_ccd >= m_options.regular_ccd_every) {
+        certify(x, seconds);
+    }
+}
+
+double StencilDescent::filter_bound(const NodeField& x) {
+    // Inversion along the assembled update (the shared element bound), and every pair of B along it with
+    // its local CCD (the pairs' rows' steps through the layout). Global MIN.
+    double alpha = m_parts.potential.elastic().max_step(x, m_delta);
+    const StencilData d = m_data;
+    const NodeField delta = m_delta;
+    const NodeField scratch = m_layout_scratch;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_filter_load", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                scratch(v, i) = delta(v, i);
+            }
+        });
+    m_layout.halo->gather(m_layout_scratch);
+    fill_surface(m_layout_scratch, m_zero_rows, m_surface_step);
+    const contact::SurfaceField ps = m_surface_step;
+    double pairs = 1.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::stencil_filter_pairs", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
+        KOKKOS_LAMBDA(const int p, double& bound) {
+            const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2),
+                                 d.pairs.rows(p, 3)};
+            const int kind = d.pairs.kind(p);
+            KVec3 start[4], step[4];
+            contact::pair_positions(kind, rows, d.xs, start);
+            contact::pair_positions(kind, rows, ps, step);
+            const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
+            const double t = contact::pair_time_of_impact_at(
+                kind, start, step, contact::pair_plane_normal(kind, rows, d.topology), d0,
+                k_local_ccd_iterations);
+            bound = t < bound ? t : bound;
+        },
+        Kokkos::Min<double>(pairs));
+    return comm::allreduce_min(m_parts.comm, std::min(alpha, pairs));
+}
+
+bool StencilDescent::certify(const NodeField& x, PhaseSeconds& seconds) {
+    // Spec §5.2: a regular CCD (broad phase over every primitive) on the chord x_ck → x; the pairs it
+    // sweeps join B; on a hit, x falls back to x_ck + t (x − x_ck) with t the safe fraction (80% of every
+    // gap), which is collision-free because x_ck was and the chord is up to t.
+    m_since_ccd = 0;
+    const NodeField chord = m_product;
+    const NodeField start = m_x_ck;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_chord", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                chord(v, i) = x(v, i) - start(v, i);
+            }
+        });
+    double t = 1.0;
+    {
+        ScopedTimer timer(seconds.step_bound);
+        t = m_bound.along(m_x_ck, chord, m_parts.boundary);
+    }
+    {
+        ScopedTimer timer(seconds.contact);
+        if (add_pairs(m_contact->swept())) {
+            refresh_pairs(false);
+        }
+    }
+    if (t < 1.0) {
+        Kokkos::parallel_for(
+            "intact::solver::stencil_fall_back", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
+            KOKKOS_LAMBDA(const int v) {
+                for (int i = 0; i < 3; ++i) {
+                    x(v, i) = start(v, i) + t * chord(v, i);
+                }
+            });
+        load_positions(x);
+    }
+    Kokkos::deep_copy(m_x_ck, x);
+    return t < 1.0;
 }
 
 void StencilDescent::commit_warm_start(const NodeField& delta) {
@@ -521,6 +604,9 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
     if (m_contact) {
         const int rows = m_contact->surface().num_vertices();
         m_xs = contact::SurfaceField("intact::solver::stencil_xs", rows);
+        m_surface_step = contact::SurfaceField("intact::solver::stencil_surface_step", rows);
+        m_zero_rows = contact::SurfaceField("intact::solver::stencil_zero_rows", rows);
+        m_x_ck = NodeField("intact::solver::stencil_x_ck", local.num_local_nodes());
         m_data.xs = m_xs;
         m_data.topology = m_contact->topology();
     }
@@ -794,6 +880,9 @@ bool StencilDescent::advance_boundary(const NodeField& x, PhaseSeconds& seconds,
             }
         }
         load_positions(x);
+        if (m_contact) {
+            Kokkos::deep_copy(m_x_ck, x); // the step bound certified the boundary's advance
+        }
     }
     return alpha >= 1.0;
 }
@@ -1169,6 +1258,11 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         }
     }
 
+    if (m_contact) {
+        Kokkos::deep_copy(m_x_ck, x); // certified: the step bound placed the boundary, xᵗ was
+        m_since_ccd = 0;
+    }
+
     // 2. The absolute floor of the convergence test: the gradient of a uniform residual acceleration ε_a.
     double mass_squared = 0.0;
     {
@@ -1257,7 +1351,12 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
                 advanced_norm = norm;
             }
             relaxing = false;
-            const bool settled = norm <= k_boundary_settling * advanced_norm;
+            const bool settled = !arrived && norm <= k_boundary_settling * advanced_norm;
+            if ((met || settled || sweeps >= m_options.max_sweeps) && m_since_ccd > 0) {
+                // A step ends, and the boundary advances, only from a state a regular CCD certified.
+                certify(x, seconds);
+                continue;
+            }
             if ((met || settled) && !arrived && sweeps < m_options.max_sweeps) {
                 // Converged with the prescribed rows short of their targets: they take the next safe
                 // fraction of their motion, and the sweeps go on from there (a continuation: the free rows

@@ -163,6 +163,12 @@ public:
     /// Public for CUDA lambdas: the pairs of `found` (on any rank) that come within d̂ on the contact
     /// model's segment join B; whether B grew (the same on every rank). Collective.
     bool add_pairs(const contact::PairList& found);
+    /// Public for CUDA lambdas: the safety filter between regular CCDs: the inversion bound and B's pairs
+    /// along m_delta. Collective (one MIN).
+    double filter_bound(const NodeField& x);
+    /// Public for CUDA lambdas: the regular CCD on the chord from the last certified state to x (falling
+    /// back along it on a hit); x becomes the certified state. Whether x moved. Collective.
+    bool certify(const NodeField& x, PhaseSeconds& seconds);
     /// Public for CUDA lambdas: move the prescribed rows and obstacles of x towards their targets by the
     /// safe fraction of their remaining motion (all of it when safe); `during_sweeps`: the swept pairs
     /// join B and the layout is refreshed. Whether they arrived. Collective.
@@ -206,6 +212,9 @@ private:
     NodeField m_x_start;                        ///< x at the step's start, before prescribed rows arrive
     NodeField m_layout_scratch;                 ///< layout rows
     contact::SurfaceField m_obstacle_start;     ///< obstacle rows at the step's start
+    NodeField m_x_ck;    ///< the last state a regular CCD certified (regular_ccd_every > 1)
+    int m_since_ccd = 0; ///< sweeps since then
+    contact::SurfaceField m_surface_step, m_zero_rows; ///< the assembled update on surface rows; zeros
     StencilColoring m_coloring;
     StencilData m_data;
     StepBound m_bound;
