@@ -577,6 +577,7 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     EXPECT_EQ(scene.stencil_descent.cg_iterations, 12);
     EXPECT_EQ(scene.stencil_descent.toi_factor, 0.8);
     EXPECT_EQ(scene.stencil_descent.warm_start_sweeps, 30);
+    EXPECT_EQ(scene.stencil_descent.regular_ccd_every, 1);
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"cg_iterations", 0, "solver.stencil_descent.cg_iterations", "must be >= 1"},
         {"colors", 0, "solver.stencil_descent.colors", "must be >= 1"},
@@ -586,7 +587,8 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
         {"max_sweeps", 0, "solver.stencil_descent.max_sweeps", "must be >= 1"},
         {"tolerance", 1.0, "solver.stencil_descent.tolerance", "[0, 1)"},
         {"warm_start_sweeps", -1, "solver.stencil_descent.warm_start_sweeps", "must be >= 0"},
-        {"regular_ccd_every", 2, "solver.stencil_descent.regular_ccd_every", "unknown key"},
+        {"regular_ccd_every", 0, "solver.stencil_descent.regular_ccd_every", "must be >= 1"},
+        {"regular_ccd_every", "often", "solver.stencil_descent.regular_ccd_every", "integer"},
     };
     for (const auto& [name, value, key, words] : cases) {
         auto bad = intact::test::box_scene();
