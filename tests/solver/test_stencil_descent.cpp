@@ -255,6 +255,9 @@ TEST(StencilDescent, SamePositionsWithContactAndFrictionOnEveryRankCount) {
     // blocks (and through them on 3-4 ranks), so barrier stencils join vertices of several ranks and
     // their partners' element rings travel with the layout. A fixed number of sweeps per step (tolerance
     // 0), so every run does the same work: positions within 1e-10 of the displacement of one rank's.
+    if (test::world_size() == 1) {
+        GTEST_SKIP() << "compares 2-4 ranks with one";
+    }
     json document;
     document["time"] = {{"dt", 0.01}, {"steps", 6}};
     document["gravity"] = {0.0, 0.0, -g};
@@ -346,7 +349,11 @@ TEST(StencilDescent, PressedCubeMatchesIpc) {
 TEST(StencilDescent, BlockRestsOnAPlaneCarryingItsWeight) {
     // A block dropped from 2 mm onto a plane: no penetration at any step, and at the end it is at rest with
     // the plane carrying its weight: the mean vertical velocity and its change over the last steps (the
-    // net force per mass) vanish.
+    // net force per mass) vanish. On 1 and 2 ranks (60 steps of up to a few hundred sweeps; contact across
+    // more partitions is SamePositionsWithContactAndFrictionOnEveryRankCount's).
+    if (test::world_size() > 2) {
+        GTEST_SKIP() << "runs on 1 and 2 ranks";
+    }
     const double h = 0.01;
     json document;
     document["time"] = {{"dt", h}, {"steps", 60}};
