@@ -201,6 +201,13 @@ void BoundaryMotion::arrive(const NodeField& x) {
     }
 }
 
+void BoundaryMotion::hold() {
+    Kokkos::deep_copy(m_step, 0.0);
+    if (m_surface) {
+        m_surface->combine_obstacle_rows(0.0, m_obstacle_step, 0.0, m_obstacle_step, m_obstacle_step);
+    }
+}
+
 void BoundaryMotion::trial_point(const NodeField& x,
                                  const NodeField& p,
                                  double alpha,

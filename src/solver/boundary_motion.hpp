@@ -59,6 +59,10 @@ public:
     /// Prescribed rows of x and the obstacles onto their targets; step() and obstacle_step() become 0.
     /// Local.
     void arrive(const NodeField& x);
+    /// Prescribed rows and obstacles stay where they are for now (short of their targets): step() and
+    /// obstacle_step() become 0 until the next `remaining`, so step bounds along free motion do not move
+    /// them. Local.
+    void hold();
 
     /// trial = x + α p on every local row, except that when α = 1 the prescribed rows land exactly on
     /// their targets; obstacle rows likewise into obstacle_trial(). Local.
