@@ -481,22 +481,26 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     }
 }
 
+NodeField StencilDescent::on_layout(const NodeField& field) {
+    // Owned rows from `field`, every other layout row from its owner.
+    const NodeField scratch = m_layout_scratch;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_on_layout", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                scratch(v, i) = field(v, i);
+            }
+        });
+    m_layout.halo->gather(m_layout_scratch);
+    return m_layout_scratch;
+}
+
 double StencilDescent::filter_bound(const NodeField& x) {
     // Inversion along the assembled update (the shared element bound), and every pair of B along it with
     // its local CCD (the pairs' rows' steps through the layout). Global MIN.
     double alpha = m_parts.potential.elastic().max_step(x, m_delta);
     const StencilData d = m_data;
-    const NodeField delta = m_delta;
-    const NodeField scratch = m_layout_scratch;
-    Kokkos::parallel_for(
-        "intact::solver::stencil_filter_load", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
-        KOKKOS_LAMBDA(const int v) {
-            for (int i = 0; i < 3; ++i) {
-                scratch(v, i) = delta(v, i);
-            }
-        });
-    m_layout.halo->gather(m_layout_scratch);
-    fill_surface(m_layout_scratch, m_zero_rows, m_surface_step);
+    fill_surface(on_layout(m_delta), m_zero_rows, m_surface_step);
     const contact::SurfaceField ps = m_surface_step;
     double pairs = 1.0;
     Kokkos::parallel_reduce(
@@ -1099,19 +1103,7 @@ void StencilDescent::lag_friction() {
     // Slips count from the state before the prescribed rows arrived (m_x_start, m_obstacle_start), so a
     // moving obstacle drags what rests on it. Pairs that join B later get friction at the next lag.
     StencilData& d = m_data;
-    {
-        const NodeField start = m_x_start;
-        const NodeField scratch = m_layout_scratch;
-        Kokkos::parallel_for(
-            "intact::solver::stencil_load_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
-            KOKKOS_LAMBDA(const int v) {
-                for (int i = 0; i < 3; ++i) {
-                    scratch(v, i) = start(v, i);
-                }
-            });
-        m_layout.halo->gather(m_layout_scratch);
-        fill_surface(m_layout_scratch, m_obstacle_start, m_friction_start);
-    }
+    fill_surface(on_layout(m_x_start), m_obstacle_start, m_friction_start);
     grow(m_normal_force, std::max(1, d.num_pairs), "intact::solver::stencil_normal_force");
     const StencilData data = d;
     const auto force = m_normal_force;

@@ -163,6 +163,9 @@ public:
     /// Public for CUDA lambdas: the pairs of `found` (on any rank) that come within d̂ on the contact
     /// model's segment join B; whether B grew (the same on every rank). Collective.
     bool add_pairs(const contact::PairList& found);
+    /// Public for CUDA lambdas: `field` (solver rows) on the layout rows, in a scratch field valid until the
+    /// next call. Collective (a layout gather).
+    NodeField on_layout(const NodeField& field);
     /// Public for CUDA lambdas: the safety filter between regular CCDs: the inversion bound and B's pairs
     /// along m_delta. Collective (one MIN).
     double filter_bound(const NodeField& x);
