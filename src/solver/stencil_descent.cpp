@@ -481,17 +481,21 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     }
 }
 
-NodeField StencilDescent::on_layout(const NodeField& field) {
-    // Owned rows from `field`, every other layout row from its owner.
-    const NodeField scratch = m_layout_scratch;
+void StencilDescent::to_layout(const NodeField& field, const NodeField& rows) {
+    // The owned rows from `field`, every other layout row from its owner.
+    const NodeField out = rows;
     Kokkos::parallel_for(
-        "intact::solver::stencil_on_layout", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_owned),
+        "intact::solver::stencil_to_layout", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_owned),
         KOKKOS_LAMBDA(const int v) {
             for (int i = 0; i < 3; ++i) {
-                scratch(v, i) = field(v, i);
+                out(v, i) = field(v, i);
             }
         });
-    m_layout.halo->gather(m_layout_scratch);
+    m_layout.halo->gather(out);
+}
+
+NodeField StencilDescent::on_layout(const NodeField& field) {
+    to_layout(field, m_layout_scratch);
     return m_layout_scratch;
 }
 
@@ -794,17 +798,9 @@ void StencilDescent::fill_surface(const NodeField& field,
 }
 
 void StencilDescent::load_positions(const NodeField& x) {
-    const StencilData d = m_data;
-    Kokkos::parallel_for(
-        "intact::solver::stencil_load_positions", Kokkos::RangePolicy<ExecSpace>(0, d.num_local),
-        KOKKOS_LAMBDA(const int v) {
-            for (int i = 0; i < 3; ++i) {
-                d.x(v, i) = x(v, i);
-            }
-        });
-    m_layout.halo->gather(d.x);
+    to_layout(x, m_data.x);
     if (m_contact) {
-        fill_surface(d.x, m_parts.boundary.obstacle_positions(), m_xs);
+        fill_surface(m_data.x, m_parts.boundary.obstacle_positions(), m_xs);
     }
 }
 
@@ -900,7 +896,8 @@ bool StencilDescent::add_pairs(const contact::PairList& found) {
     // customized barrier would act from wherever they are. Every rank finds the pairs touching its owned
     // rows; all of them are gathered, so every rank holds the same B (identical entries: each is computed
     // from the same positions wherever it is found).
-    Kokkos::View<double*, MemSpace> distance("intact::solver::stencil_found_distance", found.count);
+    grow(m_found_distance, std::max(1, found.count), "intact::solver::stencil_found_distance");
+    const Kokkos::View<double*, MemSpace> distance = m_found_distance;
     {
         const auto kind = found.kind;
         const auto rows = found.rows;

@@ -166,6 +166,9 @@ public:
     /// Public for CUDA lambdas: `field` (solver rows) on the layout rows, in a scratch field valid until the
     /// next call. Collective (a layout gather).
     NodeField on_layout(const NodeField& field);
+    /// Public for CUDA lambdas: `field`'s owned rows into `rows` (layout rows), the rest from their owners.
+    /// Collective (a layout gather).
+    void to_layout(const NodeField& field, const NodeField& rows);
     /// Public for CUDA lambdas: the safety filter between regular CCDs: the inversion bound and B's pairs
     /// along m_delta. Collective (one MIN).
     double filter_bound(const NodeField& x);
@@ -226,6 +229,7 @@ private:
     std::optional<contact::FrictionPairs> m_friction; ///< with contact.friction or an obstacle's friction
     contact::SurfaceField m_friction_start;           ///< surface rows at xᵗ, before prescribed rows arrive
     Kokkos::View<double*, MemSpace> m_normal_force;   ///< per pair of B at the lagging point
+    Kokkos::View<double*, MemSpace> m_found_distance; ///< add_pairs' scratch, per found candidate
     double m_h = 0.0;                                 ///< the step's h (s)
     contact::PairStencils m_kappa_stencils;
     NodeField m_delta, m_product;
