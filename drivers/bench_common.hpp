@@ -1,17 +1,87 @@
 #pragma once
 // Shared helpers of the benchmark drivers: repeated timing with min / median / max over repetitions
-// (each repetition's time is the slowest rank's), and a small command-line reader.
+// (each repetition's time is the slowest rank's), a small command-line reader, and a count of the
+// memory Kokkos views hold.
+#include "src/core/types.hpp"
+
 #include <Kokkos_Core.hpp>
+#include <impl/Kokkos_Profiling.hpp>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace intact::bench {
+
+/// Bytes that Kokkos views hold in the solver's memory space (the GPU's on a CUDA build, host memory on
+/// a CPU build), counted through the Kokkos tools allocation hooks: the live total and its peak since
+/// the last `reset_peak`. Unlike the process's peak resident size it holds device memory, excludes the
+/// libraries and the mesh set-up, and can be reset between runs of one process. `install` before any
+/// view is made (right after Kokkos starts); installing makes Kokkos consider a tool loaded, which
+/// costs each kernel launch a name lookup and nothing else (no extra fences: no kernel callbacks).
+class ViewMemory {
+public:
+    static void install() {
+        Kokkos::Tools::Experimental::set_allocate_data_callback(&on_allocate);
+        Kokkos::Tools::Experimental::set_deallocate_data_callback(&on_deallocate);
+    }
+    static void reset_peak() {
+        state().peak = state().live;
+        state().at_peak = state().by_label;
+    }
+    static double peak_bytes() { return static_cast<double>(state().peak); }
+    /// The views alive at the peak, summed per label, largest first.
+    static std::vector<std::pair<std::string, double>> labels_at_peak() {
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& [label, bytes] : state().at_peak) {
+            if (bytes > 0) {
+                out.emplace_back(label, static_cast<double>(bytes));
+            }
+        }
+        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        return out;
+    }
+
+private:
+    struct State {
+        std::int64_t live = 0, peak = 0;
+        std::map<std::string, std::int64_t> by_label, at_peak; ///< live bytes per label; a copy at the peak
+    };
+    static State& state() {
+        static State s;
+        return s;
+    }
+    static bool counted(const Kokkos_Profiling_SpaceHandle& space) {
+        return std::strcmp(space.name, MemSpace::name()) == 0;
+    }
+    static void
+    on_allocate(Kokkos_Profiling_SpaceHandle space, const char* label, const void*, std::uint64_t bytes) {
+        if (counted(space)) {
+            State& s = state();
+            s.live += static_cast<std::int64_t>(bytes);
+            s.by_label[label] += static_cast<std::int64_t>(bytes);
+            if (s.live > s.peak) {
+                s.peak = s.live;
+                s.at_peak = s.by_label;
+            }
+        }
+    }
+    static void
+    on_deallocate(Kokkos_Profiling_SpaceHandle space, const char* label, const void*, std::uint64_t bytes) {
+        if (counted(space)) {
+            state().live -= static_cast<std::int64_t>(bytes);
+            state().by_label[label] -= static_cast<std::int64_t>(bytes);
+        }
+    }
+};
 
 struct Stats {
     double min = 0.0;

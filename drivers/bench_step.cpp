@@ -9,7 +9,9 @@
 // Options: --solver NAME[,NAME...] (ipc, al, bal, stencil_descent; both = ipc,al; all = ipc,al,bal: the
 // same scene with each, and the ratios to the first), --preconditioner block_jacobi|decade_warm_start|both
 // (each Newton solver with each), --scene FILE (run that scene for `steps` steps instead of the pile), e.g.
-// the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent.
+// the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent, and
+// --set key.path=value (repeatable) to change a key of the scene, as `intact run` does, and
+// --memory-labels N to list the N largest view labels alive at the view-memory peak (rank 0's).
 //
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
@@ -17,9 +19,12 @@
 // `--alone 0`, take `steps` steps on rank 0 alone, `repeats` times; 3. the same on all ranks; 4. print per
 // run s/step (min / median / max over repeats), Newton and PCG iterations, contact pairs at the end, where
 // the time of the slowest rank went (contact, assembly, PCG, step bound, line search, halo exchange),
-// peak resident memory per rank and bytes per tetrahedron, and the speed-up of all ranks over one.
+// peak resident memory per rank and bytes per tetrahedron (the process's peak so far: a later solver's
+// figure is at least an earlier one's), the peak of Kokkos view memory of that run alone (the device's
+// on a GPU build; the figure to compare solvers by), and the speed-up of all ranks over one.
 #include "bench_common.hpp"
 #include "src/core/runtime.hpp"
+#include "src/io/json_reader.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
 
@@ -71,7 +76,9 @@ struct PileRun {
     double mean_toi = 0.0;               ///< AL: mean α over the steps
     double phases[6] = {0, 0, 0,
                         0, 0, 0}; ///< per step, slowest rank: contact, assembly, PCG, bound, search, halo
-    double peak_bytes = 0.0;      ///< largest peak RSS over ranks
+    double peak_bytes = 0.0;      ///< largest peak RSS over ranks (of the process so far)
+    double view_bytes = 0.0;      ///< largest peak of Kokkos view memory over ranks, this run alone
+    std::vector<std::pair<std::string, double>> view_labels; ///< rank 0's views at its peak, per label
 };
 
 // `scene_name`: the file a scene came from (mesh paths are resolved next to it).
@@ -83,6 +90,7 @@ PileRun run_pile(MPI_Comm comm,
                  const std::string& dir) {
     PileRun run;
     std::vector<double> per_step;
+    intact::bench::ViewMemory::reset_peak();
     for (int r = 0; r < repeats; ++r) {
         intact::Simulation simulation(comm, intact::io::parse_scene(scene, scene_name), dir);
         run.tets = simulation.local_mesh().global_num_elements;
@@ -118,12 +126,16 @@ PileRun run_pile(MPI_Comm comm,
     getrusage(RUSAGE_SELF, &usage);
     run.peak_bytes = 1024.0 * static_cast<double>(usage.ru_maxrss);
     MPI_Allreduce(MPI_IN_PLACE, &run.peak_bytes, 1, MPI_DOUBLE, MPI_MAX, comm);
+    run.view_bytes = intact::bench::ViewMemory::peak_bytes();
+    run.view_labels = intact::bench::ViewMemory::labels_at_peak();
+    MPI_Allreduce(MPI_IN_PLACE, &run.view_bytes, 1, MPI_DOUBLE, MPI_MAX, comm);
     std::sort(per_step.begin(), per_step.end());
     run.per_step = {per_step.front(), per_step[per_step.size() / 2], per_step.back()};
     return run;
 }
 
-void print_run(const char* label, int ranks, int steps, const PileRun& run) {
+// `labels`: how many of the largest view labels at the peak to list (rank 0's).
+void print_run(const char* label, int ranks, int steps, const PileRun& run, int labels) {
     std::printf(
         "%-10s ranks %d: %.4f / %.4f / %.4f s/step (min/median/max), Newton %lld, PCG %lld in %d steps, "
         "%lld contact pairs at the end\n",
@@ -142,17 +154,29 @@ void print_run(const char* label, int ranks, int steps, const PileRun& run) {
                 "", run.phases[0], run.phases[1], run.phases[2], run.phases[3], run.phases[4], run.phases[5]);
     std::printf("%-10s   peak memory %.1f MB per rank (largest), %.0f bytes per tetrahedron over all ranks\n",
                 "", run.peak_bytes / 1e6, run.peak_bytes * ranks / static_cast<double>(run.tets));
+    std::printf("%-10s   peak view memory (%s, this run) %.1f MB per rank (largest), %.0f bytes per "
+                "tetrahedron over all ranks\n",
+                "", intact::MemSpace::name(), run.view_bytes / 1e6,
+                run.view_bytes * ranks / static_cast<double>(run.tets));
+    const double tets_per_rank = static_cast<double>(run.tets) / ranks;
+    for (int k = 0; k < labels && k < static_cast<int>(run.view_labels.size()); ++k) {
+        std::printf("%-10s     %-48s %9.1f MB  %7.0f bytes per tetrahedron (rank 0)\n", "",
+                    run.view_labels[k].first.c_str(), run.view_labels[k].second / 1e6,
+                    run.view_labels[k].second / tets_per_rank);
+    }
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
     intact::Runtime runtime(argc, argv);
+    intact::bench::ViewMemory::install();
     const int cubes = intact::bench::option(argc, argv, "--cubes", 8);
     const int cells = intact::bench::option(argc, argv, "--cells", 6);
     const int steps = intact::bench::option(argc, argv, "--steps", 20);
     const int repeats = intact::bench::option(argc, argv, "--repeats", 3);
     const bool alone = intact::bench::option(argc, argv, "--alone", 1) != 0;
+    const int memory_labels = intact::bench::option(argc, argv, "--memory-labels", 0);
 
     // 1. The pile (written out instead of run with --scene-out, e.g. to time other builds on it), or a
     //    scene file run for `steps` steps (--scene FILE).
@@ -167,6 +191,12 @@ int main(int argc, char** argv) {
         scene["time"]["steps"] = steps;
         scene["output"] = {{"every", 1000000}};
         title = name = scene_file;
+    }
+    for (int a = 1; a + 1 < argc; ++a) { // --set key.path=value, applied in order (as `intact run` does)
+        if (std::string(argv[a]) == "--set") {
+            intact::io::apply_override(scene, argv[a + 1], scene_file.empty() ? "the pile" : scene_file);
+            title += std::string(", ") + argv[a + 1];
+        }
     }
     const std::string scene_out = intact::bench::text_option(argc, argv, "--scene-out", "");
     if (!scene_out.empty()) {
@@ -247,9 +277,9 @@ int main(int argc, char** argv) {
             const auto& [one, all] = runs[k];
             const std::string label = solvers[k] + (alone && runtime.size() > 1 ? " 1 rank" : "");
             if (alone && runtime.size() > 1) {
-                print_run(label.c_str(), 1, steps, one);
+                print_run(label.c_str(), 1, steps, one, memory_labels);
             }
-            print_run((solvers[k] + " all").c_str(), runtime.size(), steps, all);
+            print_run((solvers[k] + " all").c_str(), runtime.size(), steps, all, memory_labels);
             if (alone && runtime.size() > 1) {
                 std::printf("%s: speed-up of %d ranks over 1 (medians): %.2fx\n", solvers[k].c_str(),
                             runtime.size(), one.per_step.median / all.per_step.median);
@@ -259,8 +289,7 @@ int main(int argc, char** argv) {
         for (std::size_t k = 1; k < solvers.size(); ++k) {
             const PileRun& other = runs[k].second;
             std::printf("%s / %s on %d ranks: Newton (or sweeps) %.3f, PCG %.3f, PCG per Newton %.3f, wall "
-                        "per simulated "
-                        "second (medians) %.3f\n",
+                        "per simulated second (medians) %.3f, peak view memory %.3f\n",
                         solvers[k].c_str(), solvers[0].c_str(), runtime.size(),
                         static_cast<double>(other.newton) / static_cast<double>(first.newton),
                         first.pcg > 0 ? static_cast<double>(other.pcg) / static_cast<double>(first.pcg) : 0.0,
@@ -268,7 +297,7 @@ int main(int argc, char** argv) {
                             ? (static_cast<double>(other.pcg) / static_cast<double>(other.newton)) /
                                   (static_cast<double>(first.pcg) / static_cast<double>(first.newton))
                             : 0.0,
-                        other.per_step.median / first.per_step.median);
+                        other.per_step.median / first.per_step.median, other.view_bytes / first.view_bytes);
         }
     }
     return 0;

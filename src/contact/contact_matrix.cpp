@@ -118,6 +118,9 @@ void ContactMatrix::assemble(const std::vector<const PairStencils*>& lists,
         Kokkos::deep_copy(m_block_offsets, 0);
     }
     // 5. Per slot, in the sorted order: gradient row, diagonal block, kept blocks.
+    INTACT_ASSERT(
+        !with_blocks || static_cast<int>(matrix->values().extent(0)) == matrix->num_blocks(),
+        "ContactMatrix::assemble: the block matrix has no values yet (BlockMatrix::allocate_values)");
     sum_rows(views, gradient, with_blocks ? matrix->values() : solver::BlockMatrix::BlockValues(),
              with_blocks ? matrix->diagonal() : Kokkos::View<const int*, MemSpace>(), with_blocks);
 }

@@ -16,7 +16,10 @@ Kokkos::View<int*, MemSpace> to_device(const std::string& label, const std::vect
 
 } // namespace
 
-BlockMatrix::BlockMatrix(int num_owned, int num_local, const std::vector<std::array<int, 4>>& tets)
+BlockMatrix::BlockMatrix(int num_owned,
+                         int num_local,
+                         const std::vector<std::array<int, 4>>& tets,
+                         ValueStorage storage)
     : m_num_rows(num_owned), m_num_cols(num_local) {
     // 1. Element entries per owned row, in element order: (column, source code).
     struct Entry {
@@ -77,7 +80,15 @@ BlockMatrix::BlockMatrix(int num_owned, int num_local, const std::vector<std::ar
     m_sources = to_device("intact::solver::block_sources", sources);
     m_node_source_offsets = to_device("intact::solver::node_source_offsets", node_offsets);
     m_node_sources = to_device("intact::solver::node_sources", node_list);
-    m_values = BlockValues("intact::solver::block_values", cols.size());
+    if (storage == ValueStorage::now) {
+        allocate_values();
+    }
+}
+
+void BlockMatrix::allocate_values() {
+    if (m_values.extent(0) != m_cols.extent(0)) {
+        m_values = BlockValues("intact::solver::block_values", m_cols.extent(0));
+    }
 }
 
 } // namespace intact::solver

@@ -19,9 +19,19 @@ class BlockMatrix {
 public:
     using BlockValues = Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace>;
 
+    /// When the values' storage (72 bytes per block) is made: at construction, or by the first
+    /// `allocate_values` (the incremental potential's first assembly), so that a potential whose matrix
+    /// is never assembled (under stencil descent) spends no memory on it.
+    enum class ValueStorage { now, deferred };
+
     /// Host, then copied to the device. `tets`: local elements (local node indices); rows are the
     /// first `num_owned` local nodes.
-    BlockMatrix(int num_owned, int num_local, const std::vector<std::array<int, 4>>& tets);
+    BlockMatrix(int num_owned,
+                int num_local,
+                const std::vector<std::array<int, 4>>& tets,
+                ValueStorage storage = ValueStorage::now);
+    /// Make the values' storage if it is not there yet (zeros).
+    void allocate_values();
 
     int num_rows() const { return m_num_rows; }
     int num_cols() const { return m_num_cols; }
@@ -32,6 +42,7 @@ public:
     Kokkos::View<const int*, MemSpace> cols() const { return m_cols; }
     /// Position of the diagonal block of each row.
     Kokkos::View<const int*, MemSpace> diagonal() const { return m_diagonal; }
+    /// Empty while a deferred storage has not been made.
     BlockValues values() const { return m_values; }
 
     /// Block k sums the element-Hessian blocks sources(j) for j in [source_offsets(k), source_offsets(k+1)),

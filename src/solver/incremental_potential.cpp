@@ -14,9 +14,9 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
                                            comm::HaloExchange& halo,
                                            Kokkos::View<const double*, MemSpace> free_mask)
     : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_elastic(mesh, scene),
-      m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets), m_free(std::move(free_mask)),
-      m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
-}
+      m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets, BlockMatrix::ValueStorage::deferred),
+      m_free(std::move(free_mask)), m_gradient("intact::solver::gradient", mesh.num_local_nodes()),
+      m_contact_matrix(mesh.num_owned_nodes) {}
 
 void IncrementalPotential::add_term(EnergyTerm& term) {
     m_terms.push_back(&term);
@@ -35,6 +35,7 @@ void IncrementalPotential::assemble(const NodeField& x, const StepProblem& probl
 
 void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProblem& problem) {
     m_elastic.evaluate(x);
+    m_matrix.allocate_values(); // deferred: a solver that never assembles (stencil descent) needs none
     const auto x_hat = problem.x_hat;
     const auto mass = m_elastic.lumped_mass();
     const auto element_gradient = m_elastic.gradients();

@@ -63,6 +63,7 @@ void spmv(const BlockMatrix& matrix,
     const auto offsets = matrix.row_offsets();
     const auto cols = matrix.cols();
     const auto values = matrix.values();
+    INTACT_ASSERT(values.extent(0) == cols.extent(0), "spmv: the matrix has no values (never assembled)");
     Kokkos::parallel_for(
         "intact::solver::spmv", Kokkos::RangePolicy<ExecSpace>(0, matrix.num_rows()),
         KOKKOS_LAMBDA(const int r) {

@@ -653,6 +653,7 @@ void StencilDescent::build_static_data() {
     d.dm_inverse = m_elastic->dm_inverses();
     d.volume = m_elastic->volumes();
     d.element_gradient = m_elastic->gradients();
+    m_elastic->allocate_hessians();
     d.element_hessian = m_elastic->hessians();
 
     // Materials per layout element.
