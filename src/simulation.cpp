@@ -157,12 +157,10 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     // A scene written for `ipc` stays runnable with another solver (`--set solver.type=...`), so what
     // another solver does not use is a warning, not an input error: the user should know it has no effect.
     const bool frictional = m_scene.contact.enabled && m_scene.has_friction();
-    if (frictional && (m_scene.solver == "al" || m_scene.solver == "bal") &&
-        m_scene.contact.friction_iterations != 1) {
+    if (frictional && m_scene.solver == "bal" && m_scene.contact.friction_iterations != 1) {
         log::warn() << "contact.friction_iterations = " << m_scene.contact.friction_iterations
-                    << " applies to solver.type \"ipc\" and \"stencil_descent\" only: \"" << m_scene.solver
-                    << "\" lags friction its own way (al: once per step, at its start; bal: "
-                       "solver.bal.friction_update)";
+                    << " applies to solver.type \"ipc\", \"al\" and \"stencil_descent\" only: \"bal\" lags "
+                       "friction its own way (solver.bal.friction_update)";
     }
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;

@@ -46,6 +46,8 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
             std::make_unique<contact::FrictionPairs>(parts.scene.contact.friction, parts.scene.contact.epsv);
         m_friction_term.emplace(m_contact, *m_friction);
         m_potential.add_term(*m_friction_term);
+        m_step_start = NodeField("intact::solver::al_step_start", parts.potential.matrix().num_cols());
+        m_obstacle_start = m_contact.surface().make_field("intact::solver::al_obstacle_start");
     }
     if (!m_options.k_min) {
         m_options.k_min = m_friction ? 6 : 2; // the paper's values (spec §2.1, §7 item 18)
@@ -116,14 +118,21 @@ void AlSolver::insert_pending() {
 }
 
 void AlSolver::lag_friction(const NodeField& x, double h) {
-    // Lagged at xᵗ (spec §6.1): the constraints of the previous step with their last λ as normal forces
-    // (λ is in the incremental potential's units, as the barrier's κ|b′|; the physical force is λ / h²).
+    // At xᵗ (spec §6.1) the constraints of the previous step with their last λ as normal forces, later at
+    // the step's solution with this step's (λ is in the incremental potential's units, as the barrier's
+    // κ|b′|; the physical force is λ / h²). Slips count from the step's start, gathered through the plan
+    // at x, which covers xᵗ.
+    m_contact.surface().add_anchor(x);
     m_contact.update(x, m_boundary.obstacle_positions());
-    m_friction->lag(m_set.pairs(), m_contact.positions(), m_contact.positions(), m_contact.topology(),
+    m_contact.gather_trial(m_step_start, m_obstacle_start);
+    m_friction->lag(m_set.pairs(), m_contact.trial(), m_contact.positions(), m_contact.topology(),
                     m_set.state().lambda, h);
 }
 
-int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, StepResult& result) {
+AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
+                                                const StepProblem& problem,
+                                                StepResult& result,
+                                                bool stop_if_settled) {
     // Alg. B. The linearisation point x is fixed for the call; y moves.
     PhaseSeconds& seconds = result.seconds;
     {
@@ -131,7 +140,7 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
         m_contact.fill(x, m_boundary.obstacle_positions(), m_safe);
         contact::linearize_constraints(m_set, m_safe, m_contact.topology());
     }
-    int iterations = 0;
+    Subproblem done;
     for (int it = 0; it < m_settings.max_iterations; ++it) {
         // 1. Slacks at y (held through this iteration), then ∇E and the projected Hessian at y.
         {
@@ -151,7 +160,18 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
             result.linear_iterations += linear.pcg.iterations;
             result.warm_start_iterations += linear.warm_start_iterations;
         }
-        ++iterations;
+        ++done.iterations;
+        if (stop_if_settled && it == 0) {
+            // After a new friction lag: y already passes the Newton-type stopping rule with it, so the
+            // lagging has converged (as `ipc`'s lag loop decides) and y stays; no dual update.
+            const NewtonMeasures measures =
+                measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
+                               m_potential.free_mask(), m_potential.num_owned(), problem.h);
+            if (measures.converged(m_settings.stop)) {
+                done.settled = true;
+                return done;
+            }
+        }
         if (max_norm(m_parts.comm, m_direction, m_potential.num_owned()) <=
             1e-3 * m_settings.stop.velocity * problem.h) {
             // Far below the solve's resolution: E's change would be round-off, which a strict decrease
@@ -191,7 +211,7 @@ int AlSolver::solve_subproblem(const NodeField& x, const StepProblem& problem, S
             contact::dual_update(m_set, m_safe, m_contact.positions(), m_penalty, m_options.decay);
         }
     }
-    return iterations;
+    return done;
 }
 
 StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
@@ -210,6 +230,8 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         ScopedTimer timer(seconds.contact);
         m_contact.surface().begin_step(x);
         if (m_friction) {
+            Kokkos::deep_copy(m_step_start, x);
+            Kokkos::deep_copy(m_obstacle_start, m_boundary.obstacle_positions());
             lag_friction(x, problem.h);
             result.friction_lags = 1;
         }
@@ -221,59 +243,27 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     m_boundary.trial_point(x, m_direction, 1.0, m_y);
     advance_segment(x, seconds);
 
-    // 2. Outer iterations until the weight B of xᵗ and the first K_min − 1 iterates is below ε.
-    double weight = 1.0; // B
-    double alpha_sum = 0.0;
-    int stalled = 0;
-    int k = 0;
-    while (weight > m_options.epsilon) {
-        if (k == m_options.max_outer_iterations) {
-            log::warn()
-                << "al: " << k << " outer iterations without reaching epsilon = " << m_options.epsilon
-                << " (B = " << weight
-                << "); the step ends at the last safe state (raise solver.al.max_outer_iterations, or "
-                   "lower time.dt)";
+    OuterLoop loop;
+    for (int lag = 1;; ++lag) {
+        // 2. Outer iterations until the weight B of the first K_min iterates of this lag is below ε.
+        run_outer_iterations(x, problem, result, loop, lag > 1);
+        if (!m_friction || !result.converged || loop.settled || lag >= m_settings.friction_iterations) {
             break;
         }
-        if (!m_options.literal_order) {
-            insert_pending();
-        }
-        result.iterations += solve_subproblem(x, problem, result);
-        if (m_options.literal_order) {
-            insert_pending();
-        }
-
-        // 3. α along x → y (inversion bound and CCD, global MIN), the pairs colliding on the rest of the
-        //    segment for the next update, then x moves.
-        const double alpha = advance_segment(x, seconds);
-        m_boundary.trial_point(x, m_segment, alpha, m_trial);
-        Kokkos::deep_copy(x, m_trial);
-        m_boundary.accept_trial();
-        ++k;
-        alpha_sum += alpha;
-        if (k >= *m_options.k_min) {
-            weight *= 1.0 - alpha;
-        }
-
-        // 4. Safeguard (spec §2.7): a long stall doubles μ and halves δ for the rest of the step.
-        stalled = alpha < stalled_step ? stalled + 1 : 0;
-        if (stalled == stall_limit) {
-            m_penalty.mu *= 2.0;
-            m_penalty.delta *= 0.5;
-            stalled = 0;
-            log::info() << "al: " << stall_limit << " outer iterations with α < " << stalled_step
-                        << "; μ doubled to " << m_penalty.mu << ", δ halved to " << m_penalty.delta << " m";
-        }
+        // 3. Lag friction again at the solution with this step's multipliers (contact.friction_iterations,
+        //    as `ipc` does); the next outer iterations start by testing whether y already passes with it.
+        ScopedTimer timer(seconds.contact);
+        lag_friction(x, problem.h);
+        result.friction_lags = lag + 1;
     }
-    result.converged = weight <= m_options.epsilon;
-    result.residual = weight;
+    result.residual = loop.weight;
 
-    // 5. The prescribed rows onto their targets when the rest of their motion is safe.
+    // 4. The prescribed rows onto their targets when the rest of their motion is safe.
     if (m_boundary.remaining(x) > 0.0 && m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {
         m_boundary.arrive(x);
     }
 
-    // 6. What the step ends with: the set's size, the pairs pushing (λ > 0), the smallest constraint gap.
+    // 5. What the step ends with: the set's size, the pairs pushing (λ > 0), the smallest constraint gap.
     {
         ScopedTimer timer(seconds.contact);
         m_contact.update(x, m_boundary.obstacle_positions());
@@ -288,9 +278,64 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
             comm::allreduce_min(m_parts.comm, std::min(local, m_contact.min_squared_distance()));
         result.min_distance = std::sqrt(smallest);
     }
-    result.outer_iterations = k;
-    result.mean_toi = k > 0 ? alpha_sum / k : 1.0;
+    result.outer_iterations = loop.iterations;
+    result.mean_toi = loop.iterations > 0 ? loop.alpha_sum / loop.iterations : 1.0;
     return result;
+}
+
+void AlSolver::run_outer_iterations(
+    const NodeField& x, const StepProblem& problem, StepResult& result, OuterLoop& loop, bool after_lag) {
+    PhaseSeconds& seconds = result.seconds;
+    loop.weight = 1.0; // B
+    loop.settled = false;
+    int k = 0; // outer iterations of this lag
+    while (loop.weight > m_options.epsilon) {
+        if (k == m_options.max_outer_iterations) {
+            log::warn()
+                << "al: " << k << " outer iterations without reaching epsilon = " << m_options.epsilon
+                << " (B = " << loop.weight
+                << "); the step ends at the last safe state (raise solver.al.max_outer_iterations, or "
+                   "lower time.dt)";
+            break;
+        }
+        if (!m_options.literal_order) {
+            insert_pending();
+        }
+        const Subproblem subproblem = solve_subproblem(x, problem, result, after_lag && k == 0);
+        result.iterations += subproblem.iterations;
+        if (subproblem.settled) {
+            loop.settled = true;
+            loop.weight = 0.0;
+            break;
+        }
+        if (m_options.literal_order) {
+            insert_pending();
+        }
+
+        // α along x → y (inversion bound and CCD, global MIN), the pairs colliding on the rest of the
+        // segment for the next update, then x moves.
+        const double alpha = advance_segment(x, seconds);
+        m_boundary.trial_point(x, m_segment, alpha, m_trial);
+        Kokkos::deep_copy(x, m_trial);
+        m_boundary.accept_trial();
+        ++k;
+        ++loop.iterations;
+        loop.alpha_sum += alpha;
+        if (k >= *m_options.k_min) {
+            loop.weight *= 1.0 - alpha;
+        }
+
+        // Safeguard (spec §2.7): a long stall doubles μ and halves δ for the rest of the step.
+        loop.stalled = alpha < stalled_step ? loop.stalled + 1 : 0;
+        if (loop.stalled == stall_limit) {
+            m_penalty.mu *= 2.0;
+            m_penalty.delta *= 0.5;
+            loop.stalled = 0;
+            log::info() << "al: " << stall_limit << " outer iterations with α < " << stalled_step
+                        << "; μ doubled to " << m_penalty.mu << ", δ halved to " << m_penalty.delta << " m";
+        }
+    }
+    result.converged = loop.weight <= m_options.epsilon;
 }
 
 void AlSolver::save(io::CheckpointWriter& out) const {

@@ -23,7 +23,12 @@
 /// contact response would depend on h); μ = mu_scale × the largest diagonal entry of the projected ∇²E at xᵗ
 /// over free rows, re-estimated every step, and δ reset each step (item 6); the inner Newton loop stops at
 /// the first full step, at p = 0, or after solver.max_newton_iterations (item 4); friction is lagged at xᵗ
-/// from the previous step's λ (normal force λ / h², §6.1 with the sign fixed). At the end, the prescribed
+/// from the previous step's λ (normal force λ / h², §6.1 with the sign fixed), and with
+/// `contact.friction_iterations` N > 1 lagged again at the step's solution with its own λ, up to N lags:
+/// after each new lag the outer iterations run again (K_min of them at least), unless the first Newton
+/// direction at y already passes the Newton-type stopping rule (stopping_rule.hpp), which ends the step
+/// as `ipc`'s lag loop does (the paper lags once per step; a landing step then brakes nothing, so a block
+/// at the friction angle slides on). At the end, the prescribed
 /// rows are put on their targets when the rest of their motion is safe (the spec leaves them at β₀ xᵗ + (1 −
 /// β₀) target, a lag that would add up step after step).
 ///
@@ -67,9 +72,32 @@ public:
     static void axpy(const NodeField& a, double s, const NodeField& b, const NodeField& out);
 
 private:
+    /// The outer iterations of one step, across its friction lags.
+    struct OuterLoop {
+        double weight = 1.0;    ///< B of the current lag
+        double alpha_sum = 0.0; ///< Σ α over the step
+        int iterations = 0;     ///< over the step
+        int stalled = 0;        ///< consecutive iterations with α < the stall threshold
+        bool settled = false;   ///< after a new lag, y already passed the stopping rule
+    };
+    /// One call of Alg. B: its Newton iterations, and whether it stopped at once because y already passed
+    /// the stopping rule (only asked after a new friction lag).
+    struct Subproblem {
+        int iterations = 0;
+        bool settled = false;
+    };
+
     double advance_segment(const NodeField& x, PhaseSeconds& seconds);
     void insert_pending();
-    int solve_subproblem(const NodeField& x, const StepProblem& problem, StepResult& result);
+    Subproblem solve_subproblem(const NodeField& x,
+                                const StepProblem& problem,
+                                StepResult& result,
+                                bool stop_if_settled);
+    /// Outer iterations until B < ε (or the cap): sets result.converged. `after_lag`: the first subproblem
+    /// tests whether y already passes the stopping rule.
+    void run_outer_iterations(
+        const NodeField& x, const StepProblem& problem, StepResult& result, OuterLoop& loop, bool after_lag);
+    /// Friction lagged at x with the set's λ, slips from the step's start. Collective.
     void lag_friction(const NodeField& x, double h);
 
     StepParts m_parts;
@@ -88,6 +116,8 @@ private:
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
     NodeField m_y, m_rhs, m_direction, m_trial, m_segment;
+    NodeField m_step_start;                         ///< xᵗ, for friction's slips (with friction only)
+    contact::SurfaceField m_obstacle_start;         ///< obstacle rows at xᵗ (with friction only)
     Kokkos::View<double*, MemSpace> m_toi, m_entry; ///< per swept pair: CCD time, entry time
     contact::PairList m_pending; ///< pairs found colliding on the last segment, not yet in the set
     contact::NewPairScratch m_scratch;

@@ -171,24 +171,29 @@ TEST_P(SlopeWithEachSolver, SlopeJustBelowTheFrictionAngleSlidesWithCoulombAccel
     EXPECT_NEAR(slide.acceleration / coulomb(theta, 0.49), 1.0, 0.05);
 }
 
-TEST_P(SlopeWithEachSolver, SlopeAtTheFrictionAngleSticks) {
-    // IPC's block on a slope (spec seed003 §9.3): E = 1e9 Pa, tan θ = μ = 0.5, ε_v = 1e-5 m/s, h = 0.025 s,
-    // friction lagged until converged (`ipc`: friction_iterations 8; `bal` re-lags per iteration until the
-    // freeze), placed 0.2 mm above the slope (outside d̂). It lands and sticks: < 1 mm in 1 s (0.11 mm
-    // measured). With one lag per step the landing step has no normal force to lag, and the block keeps the
-    // speed it gained falling; released inside d̂ it hops and slips while the barrier pushes less than its
-    // weight (README, "Stopping").
+// IPC's block on a slope (spec seed003 §9.3): E = 1e9 Pa, tan θ = μ = 0.5, ε_v = 1e-5 m/s, h = 0.025 s,
+// friction lagged until converged (`ipc` and `al`: friction_iterations 8; `bal` re-lags per iteration until
+// the freeze), placed 0.2 mm above the slope (outside d̂). It lands and sticks: < 1 mm in 1 s (0.11 mm
+// measured with `ipc`). With one lag per step the landing step has no normal force to lag, and the block
+// keeps the speed it gained falling; released inside d̂ it hops and slips while the barrier pushes less
+// than its weight (README, "Stopping").
+void expect_stick_at_the_friction_angle(const std::string& solver) {
     const double theta = std::atan(0.5);
-    json document = block_on_plane(theta, 0.5, 1e9, 0.025, 1.0, 2e-4, GetParam());
+    json document = block_on_plane(theta, 0.5, 1e9, 0.025, 1.0, 2e-4, solver);
     document["contact"]["epsv"] = 1e-5;
-    if (GetParam() == "ipc") {
+    if (solver != "bal") {
         document["contact"]["friction_iterations"] = 8;
     }
-    const Slide slide = run_slide(document, "slope_mu050_" + GetParam(), 0.1);
+    const Slide slide = run_slide(document, "slope_mu050_" + solver, 0.1);
     if (world_rank() == 0) {
-        std::printf("%s, tan θ = 0.5, mu = 0.5: travel %.3e m in 1 s\n", GetParam().c_str(), slide.travel);
+        std::printf("%s, tan θ = 0.5, mu = 0.5: travel %.3e m in 1 s, %d Newton iterations\n", solver.c_str(),
+                    slide.travel, slide.newton);
     }
     EXPECT_LT(std::abs(slide.travel), 1e-3);
+}
+
+TEST_P(SlopeWithEachSolver, SlopeAtTheFrictionAngleSticks) {
+    expect_stick_at_the_friction_angle(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(NewtonTypeSolvers,
@@ -201,8 +206,10 @@ TEST(Accuracy, SlopeWithTheAugmentedLagrangian) {
     // Not with its defaults on the stiff one: the paper's termination (B < ε after K_min = 6 outer
     // iterations) ends each step with the multipliers unsettled, the block rocks off the slope and slides
     // at 1.07, 1.87 and 2.48 of Coulomb's acceleration at dt = 0.01, 0.005, 0.0025 (issue 10/14 open,
-    // README "Augmented-Lagrangian solver"); k_min 12 settles them. Nor does `al` stick at μ = tan θ: it
-    // lags friction once per step, at its start, and the landing step has none (0.11 m in 1 s).
+    // README "Augmented-Lagrangian solver"); k_min 12 settles them. At μ = tan θ it sticks with friction
+    // lagged until converged, as `ipc` does (with one lag per step, at its start, the landing step has no
+    // friction: 0.11 m in 1 s).
+    expect_stick_at_the_friction_angle("al");
     expect_coulomb_on_thirty_degrees("al", 1e6);
     expect_coulomb_on_thirty_degrees("al", 1e8, json{{"k_min", 12}});
     const double theta = std::atan(0.5);
