@@ -56,8 +56,9 @@ private:
         std::map<std::string, std::int64_t> by_label, at_peak; ///< live bytes per label; a copy at the peak
     };
     static State& state() {
-        static State s;
-        return s;
+        // Never destroyed: views released during static destruction (after main) still call back.
+        static State* s = new State;
+        return *s;
     }
     static bool counted(const Kokkos_Profiling_SpaceHandle& space) {
         return std::strcmp(space.name, MemSpace::name()) == 0;

@@ -11,7 +11,8 @@
 // (each Newton solver with each), --scene FILE (run that scene for `steps` steps instead of the pile), e.g.
 // the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent, and
 // --set key.path=value (repeatable) to change a key of the scene, as `intact run` does, and
-// --memory-labels N to list the N largest view labels alive at the view-memory peak (rank 0's).
+// --memory-labels N to list the N (at most 24) largest view labels alive at the view-memory peak
+// (rank 0's).
 //
 // Steps: 1. build the pile: `cubes` soft cubes (0.1 m, cells³ hexahedra of 6 tets each) in layers of 2 × 2,
 // odd layers shifted so each cube falls across four below, each slightly turned, dropped with friction 0.3
@@ -35,6 +36,7 @@
 #include <cstdio>
 #include <fstream>
 #include <thread>
+#include <type_traits>
 
 namespace {
 
@@ -78,8 +80,13 @@ struct PileRun {
                         0, 0, 0}; ///< per step, slowest rank: contact, assembly, PCG, bound, search, halo
     double peak_bytes = 0.0;      ///< largest peak RSS over ranks (of the process so far)
     double view_bytes = 0.0;      ///< largest peak of Kokkos view memory over ranks, this run alone
-    std::vector<std::pair<std::string, double>> view_labels; ///< rank 0's views at its peak, per label
+    /// This rank's largest views at its peak, per label (plain arrays: a PileRun is broadcast as bytes).
+    static constexpr int k_labels = 24;
+    int num_labels = 0;
+    char label[k_labels][64] = {};
+    double label_bytes[k_labels] = {};
 };
+static_assert(std::is_trivially_copyable_v<PileRun>, "PileRun is broadcast as bytes");
 
 // `scene_name`: the file a scene came from (mesh paths are resolved next to it).
 PileRun run_pile(MPI_Comm comm,
@@ -127,7 +134,13 @@ PileRun run_pile(MPI_Comm comm,
     run.peak_bytes = 1024.0 * static_cast<double>(usage.ru_maxrss);
     MPI_Allreduce(MPI_IN_PLACE, &run.peak_bytes, 1, MPI_DOUBLE, MPI_MAX, comm);
     run.view_bytes = intact::bench::ViewMemory::peak_bytes();
-    run.view_labels = intact::bench::ViewMemory::labels_at_peak();
+    const auto labels = intact::bench::ViewMemory::labels_at_peak();
+    run.num_labels = std::min(PileRun::k_labels, static_cast<int>(labels.size()));
+    for (int k = 0; k < run.num_labels; ++k) {
+        std::snprintf(run.label[k], sizeof(run.label[k]), "%s",
+                      labels[static_cast<std::size_t>(k)].first.c_str());
+        run.label_bytes[k] = labels[static_cast<std::size_t>(k)].second;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &run.view_bytes, 1, MPI_DOUBLE, MPI_MAX, comm);
     std::sort(per_step.begin(), per_step.end());
     run.per_step = {per_step.front(), per_step[per_step.size() / 2], per_step.back()};
@@ -159,10 +172,9 @@ void print_run(const char* label, int ranks, int steps, const PileRun& run, int 
                 "", intact::MemSpace::name(), run.view_bytes / 1e6,
                 run.view_bytes * ranks / static_cast<double>(run.tets));
     const double tets_per_rank = static_cast<double>(run.tets) / ranks;
-    for (int k = 0; k < labels && k < static_cast<int>(run.view_labels.size()); ++k) {
-        std::printf("%-10s     %-48s %9.1f MB  %7.0f bytes per tetrahedron (rank 0)\n", "",
-                    run.view_labels[k].first.c_str(), run.view_labels[k].second / 1e6,
-                    run.view_labels[k].second / tets_per_rank);
+    for (int k = 0; k < labels && k < run.num_labels; ++k) {
+        std::printf("%-10s     %-48s %9.1f MB  %7.0f bytes per tetrahedron (rank 0)\n", "", run.label[k],
+                    run.label_bytes[k] / 1e6, run.label_bytes[k] / tets_per_rank);
     }
 }
 

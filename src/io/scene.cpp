@@ -273,6 +273,11 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
     at_least_one("max_sweeps", o.max_sweeps, "give the most hybrid sweeps per step, e.g. 2000");
     at_least_one("regular_ccd_every", o.regular_ccd_every,
                  "give the sweeps between regular CCDs, e.g. 1 (every sweep) or 4");
+    o.element_batch = sd.optional<int>("element_batch", o.element_batch);
+    if (o.element_batch < 0) {
+        sd.fail("element_batch", "must be >= 0",
+                "give the elements whose derivatives a sweep holds at once, e.g. 16384, or 0 (automatic)");
+    }
     o.tolerance = sd.optional<double>("tolerance", o.tolerance);
     if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
         sd.fail("tolerance", "must be in [0, 1)",

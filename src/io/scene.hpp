@@ -171,6 +171,7 @@ struct StencilDescentOptions {
     double tolerance = 1e-4;    ///< ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs ends the step
     int warm_start_sweeps = 30; ///< most warm-start sweeps per step (0: no warm start)
     int regular_ccd_every = 1;  ///< N_rccd: sweeps between regular CCDs (between: B's pairs alone)
+    int element_batch = 0;      ///< elements whose derivatives are held at once (0: automatic)
 };
 
 /// Integrator names accepted by `integrator.type` (A-search spec §2, §3).

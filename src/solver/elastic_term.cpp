@@ -79,8 +79,7 @@ ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
     : m_num_owned_elements(mesh.num_owned_elements), m_tets("intact::solver::tets", mesh.tets.size()),
       m_dm_inverse("intact::solver::dm_inverse", mesh.tets.size()),
       m_volume("intact::solver::rest_volume", mesh.tets.size()),
-      m_mass("intact::solver::lumped_mass", mesh.rest_position.size()),
-      m_gradients("intact::solver::element_gradients", mesh.tets.size()) {
+      m_mass("intact::solver::lumped_mass", mesh.rest_position.size()) {
     // 1. Rest geometry and lumped mass on the host (once), then to the device.
     auto tets = Kokkos::create_mirror_view(m_tets);
     auto dm_inverse = Kokkos::create_mirror_view(m_dm_inverse);
@@ -246,16 +245,17 @@ void ElasticTerm::evaluate_group(const Material& material,
         });
 }
 
-void ElasticTerm::allocate_hessians() {
-    if (m_hessians.extent(0) != m_tets.extent(0)) {
+void ElasticTerm::allocate_derivatives(bool hessians) {
+    if (m_gradients.extent(0) != m_tets.extent(0)) {
+        m_gradients = ElementGradients("intact::solver::element_gradients", m_tets.extent(0));
+    }
+    if (hessians && m_hessians.extent(0) != m_tets.extent(0)) {
         m_hessians = ElementHessians("intact::solver::element_hessians", m_tets.extent(0));
     }
 }
 
 void ElasticTerm::evaluate(const NodeField& x, bool hessians) {
-    if (hessians) {
-        allocate_hessians();
-    }
+    allocate_derivatives(hessians);
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         with_material(m_groups[g], [&](const auto& material) {
             evaluate_group(material, x, static_cast<int>(g), hessians);

@@ -36,7 +36,7 @@ SceneEnergyModel::SceneEnergyModel(IncrementalPotential& potential,
                                    comm::HaloExchange& halo,
                                    const Vec3& gravity)
     : m_potential(potential), m_halo(halo), m_gravity(gravity),
-      m_scratch("intact::solver::dissipative_gradient", potential.matrix().num_cols()) {}
+      m_scratch("intact::solver::dissipative_gradient", potential.num_local()) {}
 
 std::vector<EnergyTerm*> SceneEnergyModel::terms(bool conservative) const {
     std::vector<EnergyTerm*> selected;

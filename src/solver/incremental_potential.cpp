@@ -13,10 +13,10 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
                                            const io::Scene& scene,
                                            comm::HaloExchange& halo,
                                            Kokkos::View<const double*, MemSpace> free_mask)
-    : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_elastic(mesh, scene),
-      m_matrix(mesh.num_owned_nodes, mesh.num_local_nodes(), mesh.tets, BlockMatrix::ValueStorage::deferred),
-      m_free(std::move(free_mask)), m_gradient("intact::solver::gradient", mesh.num_local_nodes()),
-      m_contact_matrix(mesh.num_owned_nodes) {}
+    : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_num_local(mesh.num_local_nodes()),
+      m_tets(mesh.tets), m_elastic(mesh, scene), m_free(std::move(free_mask)),
+      m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
+}
 
 void IncrementalPotential::add_term(EnergyTerm& term) {
     m_terms.push_back(&term);
@@ -26,6 +26,17 @@ void IncrementalPotential::add_term(EnergyTerm& term) {
                                                     << " energy terms");
 }
 
+const BlockMatrix& IncrementalPotential::matrix() const {
+    return block_matrix();
+}
+
+BlockMatrix& IncrementalPotential::block_matrix() const {
+    if (!m_matrix) {
+        m_matrix.emplace(m_num_owned, m_num_local, m_tets, BlockMatrix::ValueStorage::deferred);
+    }
+    return *m_matrix;
+}
+
 void IncrementalPotential::assemble(const NodeField& x, const StepProblem& problem) {
     assemble_elastic(x, problem);
     if (!m_terms.empty()) {
@@ -33,20 +44,23 @@ void IncrementalPotential::assemble(const NodeField& x, const StepProblem& probl
     }
 }
 
-void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProblem& problem) {
-    m_elastic.evaluate(x);
-    m_matrix.allocate_values(); // deferred: a solver that never assembles (stencil descent) needs none
+void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProblem& problem, bool hessian) {
+    m_elastic.evaluate(x, hessian);
+    BlockMatrix& matrix = block_matrix();
+    if (hessian) {
+        matrix.allocate_values(); // deferred: a solver that never assembles (stencil descent) needs none
+    }
     const auto x_hat = problem.x_hat;
     const auto mass = m_elastic.lumped_mass();
     const auto element_gradient = m_elastic.gradients();
     const auto element_hessian = m_elastic.hessians();
-    const auto node_offsets = m_matrix.node_source_offsets();
-    const auto node_sources = m_matrix.node_sources();
-    const auto row_offsets = m_matrix.row_offsets();
-    const auto diagonal = m_matrix.diagonal();
-    const auto block_offsets = m_matrix.source_offsets();
-    const auto block_sources = m_matrix.sources();
-    const auto values = m_matrix.values();
+    const auto node_offsets = matrix.node_source_offsets();
+    const auto node_sources = matrix.node_sources();
+    const auto row_offsets = matrix.row_offsets();
+    const auto diagonal = matrix.diagonal();
+    const auto block_offsets = matrix.source_offsets();
+    const auto block_sources = matrix.sources();
+    const auto values = matrix.values();
     const auto gradient = m_gradient;
     const double ch2 = problem.weight * problem.h * problem.h;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
@@ -74,7 +88,7 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
                     gradient(r, c) -= ch2 * force(r, c);
                 }
             }
-            for (int k = row_offsets(r); k < row_offsets(r + 1); ++k) {
+            for (int k = row_offsets(r); hessian && k < row_offsets(r + 1); ++k) {
                 double block[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
                 for (int j = block_offsets(k); j < block_offsets(k + 1); ++j) {
                     const int code = block_sources(j);
@@ -106,7 +120,7 @@ void IncrementalPotential::add_terms() {
     }
     // Gradient rows and diagonal blocks go into the gradient and the matrix (so block Jacobi sees them);
     // the other blocks act in every product through `apply`.
-    m_contact_matrix.assemble(lists, m_contact->topology(), m_gradient, &m_matrix);
+    m_contact_matrix.assemble(lists, m_contact->topology(), m_gradient, &block_matrix());
 }
 
 void IncrementalPotential::gradient_of(const contact::PairStencils& stencils, const NodeField& out) {
@@ -116,7 +130,7 @@ void IncrementalPotential::gradient_of(const contact::PairStencils& stencils, co
 }
 
 void IncrementalPotential::apply(const NodeField& p, const NodeField& y) {
-    spmv(m_matrix, p, y, m_free);
+    spmv(block_matrix(), p, y, m_free);
     if (!m_terms.empty()) {
         // Collective on every rank (the gather), whether or not this rank has blocks. Directions leave
         // the obstacles where they are: their columns do not act here.
@@ -128,7 +142,7 @@ void IncrementalPotential::apply(const NodeField& p, const NodeField& y) {
 void IncrementalPotential::apply_boundary(const NodeField& delta,
                                           const contact::ConstSurfaceField& obstacle_step,
                                           const NodeField& y) {
-    spmv(m_matrix, delta, y, m_free);
+    spmv(block_matrix(), delta, y, m_free);
     if (!m_terms.empty()) {
         m_contact->gather_step(delta, obstacle_step);
         m_contact_matrix.apply(m_contact->step(), y, m_free);
@@ -209,10 +223,11 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
 
 void IncrementalPotential::potential_gradient(const NodeField& x, const Vec3& gravity, const NodeField& out) {
     m_elastic.evaluate(x, false);
+    const BlockMatrix& matrix = block_matrix();
     const auto mass = m_elastic.lumped_mass();
     const auto element_gradient = m_elastic.gradients();
-    const auto node_offsets = m_matrix.node_source_offsets();
-    const auto node_sources = m_matrix.node_sources();
+    const auto node_offsets = matrix.node_source_offsets();
+    const auto node_sources = matrix.node_sources();
     const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
     // The row sums of assemble_elastic, in the same order.
     Kokkos::parallel_for(

@@ -20,6 +20,8 @@
 #include "src/solver/energy_term.hpp"
 #include "src/solver/step_problem.hpp"
 
+#include <array>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -42,11 +44,16 @@ public:
 
     const ElasticTerm& elastic() const { return m_elastic; }
     ElasticTerm& elastic() { return m_elastic; }
-    const BlockMatrix& matrix() const { return m_matrix; }
+    /// The block matrix on the element pattern, made on first use with its values deferred to the first
+    /// assembly: stencil descent, which keeps no global matrix, never makes it (its pattern is about 110
+    /// bytes per element, its values 200).
+    const BlockMatrix& matrix() const;
     NodeField gradient() const { return m_gradient; }
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_elastic.lumped_mass(); }
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
     int num_owned() const { return m_num_owned; }
+    /// Local nodes: owned, then ghosts (the rows of every node field).
+    int num_local() const { return m_num_local; }
     /// The terms' off-diagonal contact blocks of the last `assemble` (their diagonal blocks are in
     /// matrix()), and each term's per-pair stencils (in term order), e.g. for the stiffness-decade
     /// warm start (decade_warm_start.hpp).
@@ -56,8 +63,9 @@ public:
     /// ∇E (owned rows) and the Hessian at x: inertia, elasticity, gravity and applied forces, then every term
     /// at the contact model's positions() (which the caller has gathered at x). Device work. Local.
     void assemble(const NodeField& x, const StepProblem& problem);
-    /// Only the inertial, elastic and gravitational part of `assemble`. Local.
-    void assemble_elastic(const NodeField& x, const StepProblem& problem);
+    /// Only the inertial, elastic and gravitational part of `assemble`; without `hessian`, only ∇E (the
+    /// matrix keeps its values, and no element Hessian is evaluated or stored). Local.
+    void assemble_elastic(const NodeField& x, const StepProblem& problem, bool hessian = true);
     /// out(owned rows) = the gradient rows of per-pair `stencils` alone, summed as `assemble` sums them
     /// (e.g. the unweighted barrier gradient for κ's start value). Invalidates the terms' blocks until the
     /// next `assemble`. Device work. Local.
@@ -97,10 +105,14 @@ public:
 private:
     void add_terms();
 
+    BlockMatrix& block_matrix() const;
+
     MPI_Comm m_comm;
     int m_num_owned;
+    int m_num_local;
+    const std::vector<std::array<int, 4>>& m_tets; ///< the LocalMesh's (the Simulation owns both)
     ElasticTerm m_elastic;
-    BlockMatrix m_matrix;
+    mutable std::optional<BlockMatrix> m_matrix; ///< made by the first matrix() or block_matrix()
     Kokkos::View<const double*, MemSpace> m_free;
     NodeField m_gradient;
     contact::ContactModel* m_contact = nullptr;

@@ -28,8 +28,9 @@ void start_barrier_stiffness(MPI_Comm comm,
                              contact::PairStencils& stencils,
                              const NodeField& scratch,
                              contact::BarrierStiffness& stiffness) {
-    // ∇E is the elastic and inertial part only (friction is not lagged yet), and ∇B needs no Hessian.
-    potential.assemble_elastic(x, problem);
+    // ∇E is the elastic and inertial part only (friction is not lagged yet); neither it nor ∇B needs a
+    // Hessian (the solver assembles its own when it needs one).
+    potential.assemble_elastic(x, problem, false);
     contact.update(x, boundary.obstacle_positions());
     contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(),
                                  1.0, false, stencils);

@@ -71,6 +71,44 @@ element_energy_change(const StencilData& d, int e, const KVec3 (&q)[4], const KV
     return kernels::elastic_energy_change(kernels::LinearElastic{mu, lambda}, q, step, Dm, V);
 }
 
+// V ψ's gradient and (when H is given) PSD-projected Hessian of element e at corners q.
+KOKKOS_INLINE_FUNCTION void
+element_derivatives(const StencilData& d, int e, const KVec3 (&q)[4], Vec12& g, Mat12* H) {
+    kernels::Mat3 Dm;
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            Dm(r, c) = d.dm_inverse(e, r, c);
+        }
+    }
+    const double mu = d.mu(e);
+    const double lambda = d.lambda(e);
+    const double V = d.volume(e);
+    switch (static_cast<MaterialModel>(d.model(e))) {
+    case MaterialModel::neo_hookean:
+        kernels::elastic_element(kernels::NeoHookean{mu, lambda}, q, Dm, V, &g, H);
+        return;
+    case MaterialModel::stable_neo_hookean:
+        kernels::elastic_element(kernels::StableNeoHookean{mu, lambda}, q, Dm, V, &g, H);
+        return;
+    case MaterialModel::fixed_corotated:
+        kernels::elastic_element(kernels::FixedCorotated{mu, lambda}, q, Dm, V, &g, H);
+        return;
+    case MaterialModel::stvk:
+        kernels::elastic_element(kernels::StVK{mu, lambda}, q, Dm, V, &g, H);
+        return;
+    case MaterialModel::linear:
+        break;
+    }
+    kernels::elastic_element(kernels::LinearElastic{mu, lambda}, q, Dm, V, &g, H);
+}
+
+// Index of the vertex pair (a, b), a ≠ b, among (0,1), (0,2), (0,3), (1,2), (1,3), (2,3).
+KOKKOS_INLINE_FUNCTION int pair_slot(int a, int b) {
+    const int lo = a < b ? a : b;
+    const int hi = a < b ? b : a;
+    return lo == 0 ? hi - 1 : lo + hi;
+}
+
 // The four nodes of stencil k (elements first, then pairs); −1 for a slot that is no stencil vertex.
 KOKKOS_INLINE_FUNCTION void stencil_nodes(const StencilData& d, int k, int (&nodes)[4]) {
     for (int a = 0; a < 4; ++a) {
@@ -211,7 +249,7 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
 
 // The local gradient and Hessian of stencil k (fixed slots zeroed, their diagonal the identity).
 KOKKOS_INLINE_FUNCTION void
-stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, double& m_min) {
+stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat12& H, double& m_min) {
     g.setZero();
     H.setZero();
     m_min = 0.0;
@@ -238,25 +276,23 @@ stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, 
             if (b == a || u < 0 || u == v || d.free(u) <= 0.0 || slot_of(nodes, u) != b) {
                 continue;
             }
-            // Off-diagonal block (a, b): the elements and pairs containing both v and u.
-            for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-                const int e = d.element_entries(k, 0);
-                const int sa = d.element_entries(k, 1);
-                for (int sb = 0; sb < 4; ++sb) {
-                    if (d.tets(e, sb) != u) {
-                        continue;
-                    }
-                    for (int i = 0; i < 3; ++i) {
-                        for (int j = 0; j < 3; ++j) {
-                            H(3 * a + i, 3 * b + j) +=
-                                d.elastic * d.h2c * d.element_hessian(e, 3 * sa + i, 3 * sb + j);
-                        }
+            // Off-diagonal block (a, b): the elements containing both v and u (their edge's sum), then the
+            // pairs.
+            const int edge = k < d.num_elements ? d.stencil_edges(k, pair_slot(a, b))
+                                                : d.pair_edges(k - d.num_elements, pair_slot(a, b));
+            if (edge >= 0) {
+                const bool forward = d.edge_nodes(edge, 0) == v;
+                for (int i = 0; i < 3; ++i) {
+                    for (int j = 0; j < 3; ++j) {
+                        H(3 * a + i, 3 * b + j) +=
+                            d.elastic * d.h2c *
+                            (forward ? d.edge_block(edge, i, j) : d.edge_block(edge, j, i));
                     }
                 }
             }
-            for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
-                const int p = d.pair_entries(k, 0);
-                const int sa = d.pair_entries(k, 1);
+            for (int q = d.pair_offsets(v); q < d.pair_offsets(v + 1); ++q) {
+                const int p = d.pair_entries(q, 0);
+                const int sa = d.pair_entries(q, 1);
                 for (int sb = 0; sb < 4; ++sb) {
                     if (d.pair_nodes(p, sb) != u) {
                         continue;
@@ -274,6 +310,94 @@ stencil_system(const StencilData& d, const int (&nodes)[4], Vec12& g, Mat12& H, 
 
 } // namespace
 
+void StencilDescent::elastic_derivatives(bool hessians) {
+    const StencilData d = m_data;
+    const int num_elements = static_cast<int>(d.element_order.extent(0));
+    Kokkos::deep_copy(d.elastic_gradient, 0.0);
+    if (hessians) {
+        Kokkos::deep_copy(d.elastic_diagonal, 0.0);
+        Kokkos::deep_copy(d.edge_block, 0.0);
+    }
+    for (int lo = 0; lo < num_elements; lo += d.batch) {
+        const int hi = std::min(num_elements, lo + d.batch);
+        // 1. The batch's elements, each into its slot.
+        Kokkos::parallel_for(
+            "intact::solver::stencil_batch_derivatives", Kokkos::RangePolicy<ExecSpace>(lo, hi),
+            KOKKOS_LAMBDA(const int k) {
+                const int e = d.element_order(k);
+                KVec3 q[4];
+                for (int a = 0; a < 4; ++a) {
+                    q[a] = row3(d.x, d.tets(e, a));
+                }
+                Vec12 g;
+                Mat12 H;
+                element_derivatives(d, e, q, g, hessians ? &H : nullptr);
+                for (int i = 0; i < 12; ++i) {
+                    d.batch_gradient(k - lo, i) = g(i);
+                    if (hessians) {
+                        for (int j = 0; j < 12; ++j) {
+                            d.batch_hessian(k - lo, i, j) = H(i, j);
+                        }
+                    }
+                }
+            });
+        // 2. Per stencil vertex, its elements of the batch in global id order (its entries' order).
+        Kokkos::parallel_for(
+            "intact::solver::stencil_vertex_sums", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+            KOKKOS_LAMBDA(const int v) {
+                for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+                    const int slot = d.element_position(d.element_entries(k, 0)) - lo;
+                    if (slot < 0) {
+                        continue;
+                    }
+                    if (slot >= hi - lo) {
+                        break;
+                    }
+                    const int s = d.element_entries(k, 1);
+                    for (int i = 0; i < 3; ++i) {
+                        d.elastic_gradient(v, i) += d.batch_gradient(slot, 3 * s + i);
+                        if (hessians) {
+                            for (int j = 0; j < 3; ++j) {
+                                d.elastic_diagonal(v, i, j) += d.batch_hessian(slot, 3 * s + i, 3 * s + j);
+                            }
+                        }
+                    }
+                }
+            });
+        if (!hessians) {
+            continue;
+        }
+        // 3. Per edge (u, w), the batch's elements around u that contain w, in global id order.
+        Kokkos::parallel_for(
+            "intact::solver::stencil_edge_sums", Kokkos::RangePolicy<ExecSpace>(0, d.edge_nodes.extent(0)),
+            KOKKOS_LAMBDA(const int edge) {
+                const int u = d.edge_nodes(edge, 0);
+                const int w = d.edge_nodes(edge, 1);
+                for (int k = d.element_offsets(u); k < d.element_offsets(u + 1); ++k) {
+                    const int e = d.element_entries(k, 0);
+                    const int slot = d.element_position(e) - lo;
+                    if (slot < 0) {
+                        continue;
+                    }
+                    if (slot >= hi - lo) {
+                        break;
+                    }
+                    const int su = d.element_entries(k, 1);
+                    for (int sw = 0; sw < 4; ++sw) {
+                        if (d.tets(e, sw) != w) {
+                            continue;
+                        }
+                        for (int i = 0; i < 3; ++i) {
+                            for (int j = 0; j < 3; ++j) {
+                                d.edge_block(edge, i, j) += d.batch_hessian(slot, 3 * su + i, 3 * sw + j);
+                            }
+                        }
+                    }
+                }
+            });
+    }
+}
+
 void StencilDescent::vertex_derivatives() {
     const StencilData d = m_data;
     Kokkos::parallel_for(
@@ -287,14 +411,10 @@ void StencilDescent::vertex_derivatives() {
                        d.h2c * (d.mass(v) * d.gravity[i] + d.force(v, i));
                 D[i][i] = d.mass(v);
             }
-            for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-                const int e = d.element_entries(k, 0);
-                const int s = d.element_entries(k, 1);
-                for (int i = 0; i < 3; ++i) {
-                    g[i] += d.elastic * d.h2c * d.element_gradient(e, 3 * s + i);
-                    for (int j = 0; j < 3; ++j) {
-                        D[i][j] += d.elastic * d.h2c * d.element_hessian(e, 3 * s + i, 3 * s + j);
-                    }
+            for (int i = 0; i < 3; ++i) {
+                g[i] += d.elastic * d.h2c * d.elastic_gradient(v, i);
+                for (int j = 0; j < 3; ++j) {
+                    D[i][j] += d.elastic * d.h2c * d.elastic_diagonal(v, i, j);
                 }
             }
             for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
@@ -347,7 +467,7 @@ void StencilDescent::compute_steps(int first) {
             Vec12 g;
             Mat12 H;
             double m_min = 0.0;
-            stencil_system(d, nodes, g, H, m_min);
+            stencil_system(d, k, nodes, g, H, m_min);
             // 1. Local Newton-CG with the curvature guard (spec §2.3).
             Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
             // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
@@ -652,9 +772,6 @@ void StencilDescent::build_static_data() {
     d.tets = m_elastic->tets();
     d.dm_inverse = m_elastic->dm_inverses();
     d.volume = m_elastic->volumes();
-    d.element_gradient = m_elastic->gradients();
-    m_elastic->allocate_hessians();
-    d.element_hessian = m_elastic->hessians();
 
     // Materials per layout element.
     const int num_layout_elements = mesh.num_local_elements();
@@ -719,6 +836,75 @@ void StencilDescent::build_static_data() {
     Kokkos::deep_copy(d.element_offsets, offsets);
     Kokkos::deep_copy(d.element_entries, entries);
     Kokkos::deep_copy(d.mass, mass);
+
+    // Elasticity's batches: layout elements in ascending global id, `element_batch` at a time (automatic:
+    // a sixteenth of the layout, so the batch buffers (1248 bytes per element) stay a small share of the
+    // memory, and at least 1024, so that a batch still fills a GPU's cores reasonably; three kernels per
+    // batch and sweep).
+    std::vector<int> order(static_cast<std::size_t>(num_layout_elements));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        return mesh.element_global_id[static_cast<std::size_t>(a)] <
+               mesh.element_global_id[static_cast<std::size_t>(b)];
+    });
+    d.element_order = StencilData::IntView("intact::solver::stencil_element_order", num_layout_elements);
+    d.element_position =
+        StencilData::IntView("intact::solver::stencil_element_position", num_layout_elements);
+    auto order_host = Kokkos::create_mirror_view(d.element_order);
+    auto position = Kokkos::create_mirror_view(d.element_position);
+    for (int k = 0; k < num_layout_elements; ++k) {
+        order_host(k) = order[static_cast<std::size_t>(k)];
+        position(order[static_cast<std::size_t>(k)]) = k;
+    }
+    Kokkos::deep_copy(d.element_order, order_host);
+    Kokkos::deep_copy(d.element_position, position);
+    const int automatic = std::max(1024, (num_layout_elements + 15) / 16);
+    d.batch = std::max(
+        1, std::min(num_layout_elements, m_options.element_batch > 0 ? m_options.element_batch : automatic));
+    d.batch_gradient = decltype(d.batch_gradient)("intact::solver::stencil_batch_gradient", d.batch);
+    d.batch_hessian = decltype(d.batch_hessian)("intact::solver::stencil_batch_hessian", d.batch);
+    d.elastic_gradient = NodeField("intact::solver::stencil_elastic_gradient", d.num_nodes);
+    d.elastic_diagonal =
+        decltype(d.elastic_diagonal)("intact::solver::stencil_elastic_diagonal", d.num_nodes);
+
+    // Edges between stencil vertices (every vertex pair of a layout element), and those of each element
+    // stencil.
+    m_edge_of.clear();
+    std::vector<std::array<int, 2>> edges;
+    auto edge_of = [&](int a, int b) {
+        const int lo = std::min(a, b), hi = std::max(a, b);
+        const std::uint64_t key = (static_cast<std::uint64_t>(lo) << 32) | static_cast<std::uint32_t>(hi);
+        const auto [it, inserted] = m_edge_of.emplace(key, static_cast<int>(edges.size()));
+        if (inserted) {
+            edges.push_back({lo, hi});
+        }
+        return it->second;
+    };
+    d.stencil_edges = decltype(d.stencil_edges)("intact::solver::stencil_edges", d.num_elements);
+    auto stencil_edges = Kokkos::create_mirror_view(d.stencil_edges);
+    for (int e = 0; e < num_layout_elements; ++e) {
+        const auto& tet = mesh.tets[static_cast<std::size_t>(e)];
+        for (int a = 0; a < 4; ++a) {
+            for (int b = a + 1; b < 4; ++b) {
+                const int na = tet[static_cast<std::size_t>(a)], nb = tet[static_cast<std::size_t>(b)];
+                const bool both = na < d.num_nodes && nb < d.num_nodes && na != nb;
+                const int edge = both ? edge_of(na, nb) : -1;
+                if (e < d.num_elements) {
+                    stencil_edges(e, pair_slot(a, b)) = edge;
+                }
+            }
+        }
+    }
+    Kokkos::deep_copy(d.stencil_edges, stencil_edges);
+    d.edge_nodes = decltype(d.edge_nodes)("intact::solver::stencil_edge_nodes", edges.size());
+    auto edge_nodes = Kokkos::create_mirror_view(d.edge_nodes);
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        edge_nodes(k, 0) = edges[k][0];
+        edge_nodes(k, 1) = edges[k][1];
+    }
+    Kokkos::deep_copy(d.edge_nodes, edge_nodes);
+    d.edge_block = decltype(d.edge_block)("intact::solver::stencil_edge_block", edges.size());
+    d.pair_edges = decltype(d.pair_edges)("intact::solver::stencil_pair_edges", 0);
 
     // Colors of the element stencils, and the rest of the fields.
     d.color = decltype(d.color)("intact::solver::stencil_color", m_coloring.schemes, d.num_elements);
@@ -1165,6 +1351,26 @@ void StencilDescent::rebuild_pair_adjacency() {
     }
     Kokkos::deep_copy(Kokkos::subview(d.pair_nodes, std::make_pair(0, d.num_pairs), Kokkos::ALL),
                       Kokkos::subview(nodes, std::make_pair(0, d.num_pairs), Kokkos::ALL));
+    // The edges among each pair's vertices (a triangle's, an edge's own), for its elastic blocks.
+    grow(d.pair_edges, d.num_pairs, "intact::solver::stencil_pair_edges");
+    auto pair_edges = Kokkos::create_mirror_view(d.pair_edges);
+    for (int p = 0; p < d.num_pairs; ++p) {
+        for (int a = 0; a < 4; ++a) {
+            for (int b = a + 1; b < 4; ++b) {
+                const int na = nodes(p, a), nb = nodes(p, b);
+                int edge = -1;
+                if (na >= 0 && nb >= 0 && na != nb) {
+                    const std::uint64_t key = (static_cast<std::uint64_t>(std::min(na, nb)) << 32) |
+                                              static_cast<std::uint32_t>(std::max(na, nb));
+                    const auto it = m_edge_of.find(key);
+                    edge = it == m_edge_of.end() ? -1 : it->second;
+                }
+                pair_edges(p, pair_slot(a, b)) = edge;
+            }
+        }
+    }
+    Kokkos::deep_copy(Kokkos::subview(d.pair_edges, std::make_pair(0, d.num_pairs), Kokkos::ALL),
+                      Kokkos::subview(pair_edges, std::make_pair(0, d.num_pairs), Kokkos::ALL));
     auto offsets = Kokkos::create_mirror_view(d.pair_offsets);
     offsets(0) = 0;
     for (int v = 0; v < d.num_nodes; ++v) {
@@ -1278,7 +1484,7 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     double start_norm = 0.0;
     {
         ScopedTimer timer(seconds.assembly);
-        m_elastic->evaluate(m_data.x, false);
+        elastic_derivatives(false);
         if (m_contact) {
             pair_derivatives();
         }
@@ -1330,7 +1536,7 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
         for (int sweep = 0;; ++sweep) {
             {
                 ScopedTimer timer(seconds.assembly);
-                m_elastic->evaluate(m_data.x, true);
+                elastic_derivatives(true);
                 if (m_contact) {
                     pair_derivatives();
                 }

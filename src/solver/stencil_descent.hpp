@@ -21,7 +21,9 @@
 /// Decisions where the spec leaves a choice (spec §10): element Hessians are the PSD-projected ones of the
 /// shared element kernel and barrier Hessians the shared PSD ones, so H^[k] is positive definite (M > 0)
 /// and the local CG is a true Newton-CG (the curvature guard remains for massless corner cases); H^[k] is
-/// assembled per stencil (spec §7.4 Option B) rather than by dual numbers. Barrier: squared distances
+/// assembled per stencil (spec §7.4 Option B) rather than by dual numbers, from per-vertex diagonal and
+/// per-edge blocks of elasticity that each sweep sums from batches of element Hessians (nothing per
+/// element is kept: `element_batch`). Barrier: squared distances
 /// (kernels/barrier.hpp), per pair ŝ_i = max(ŝ, s_i(x at insertion)), κ_i = κ d̂ / d̂_i, κ from IPC's
 /// adaptive start at each step. The convergence test (§6.1) is ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs over
 /// free owned DOFs, with ε_abs = ε_a h² ‖m‖₂ (ε_a the project's acceleration tolerance: the gradient of
@@ -43,9 +45,11 @@
 #include "src/solver/step_solver.hpp"
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace intact::solver {
@@ -96,10 +100,23 @@ struct StencilData {
     Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets; ///< layout elements
     Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
     Kokkos::View<const double*, MemSpace> volume;
-    ElasticTerm::ElementGradients element_gradient; ///< per layout element, V ψ's gradient (unweighted)
-    ElasticTerm::ElementHessians element_hessian;   ///< per layout element, V ψ's PSD Hessian
-    IntView model;                                  ///< per layout element: MaterialModel
-    RealView mu, lambda;                            ///< per layout element (Pa)
+    // Elasticity, evaluated at every sweep in batches of `batch` layout elements taken in ascending global
+    // element id, each batch's gradients and PSD Hessians summed per stencil vertex and per edge before
+    // the next batch overwrites them: no per-element storage, and every sum in global element order.
+    int batch = 1;            ///< layout elements per batch
+    IntView element_order;    ///< layout elements by ascending global element id
+    IntView element_position; ///< per layout element, its index in element_order
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> batch_gradient;    ///< V ψ's gradient
+    Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace> batch_hessian; ///< V ψ's PSD Hessian
+    NodeField elastic_gradient; ///< per stencil vertex: Σ_e ∇_v(V ψ), unweighted
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> elastic_diagonal; ///< Σ_e ∇²_vv(V ψ)
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> edge_nodes; ///< per edge: stencil vertices u < w
+    Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> edge_block; ///< per edge: Σ_e ∇²_uw(V ψ)
+    /// Per element stencil, the edges of its vertex pairs (0,1), (0,2), (0,3), (1,2), (1,3), (2,3).
+    Kokkos::View<int* [6], Kokkos::LayoutRight, MemSpace> stencil_edges;
+    Kokkos::View<int* [6], Kokkos::LayoutRight, MemSpace> pair_edges; ///< per pair of B, likewise; −1: none
+    IntView model;                                                    ///< per layout element: MaterialModel
+    RealView mu, lambda;                                              ///< per layout element (Pa)
     IntView element_offsets; ///< per stencil vertex: [offsets(v), offsets(v+1)) in element_entries
     Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace>
         element_entries;  ///< (element, slot), by element gid
@@ -141,8 +158,11 @@ public:
 
     /// One stencil's local step from the frozen state (K2), for tests: Δ^[k] into steps(k).
     void compute_steps(int first = 0);
-    /// K1: g_v and D_v of every stencil vertex at the current state.
+    /// K1: g_v and D_v of every stencil vertex at the current state (from elastic_derivatives' sums).
     void vertex_derivatives();
+    /// Elasticity's sums at the current state: per stencil vertex its gradient and, with `hessians`, its
+    /// diagonal block, and the block of every edge; batch by batch in global element order.
+    void elastic_derivatives(bool hessians);
     /// The barrier pairs' weighted gradients and Hessians at the current positions.
     void pair_derivatives();
     /// Public for tests and CUDA lambdas: copy x into the layout rows and gather the outer ring.
@@ -211,13 +231,14 @@ private:
     std::set<GlobalId> m_rings, m_points;       ///< what m_layout holds beyond the LocalMesh's two rings
     std::unordered_set<GlobalId> m_layout_gids; ///< every node of m_layout
     std::vector<int> m_row_node;                ///< per contact surface row: layout node, or −1
-    Kokkos::View<int*, MemSpace> m_node_row;    ///< per layout node: contact surface row, or −1
-    contact::SurfaceField m_xs;                 ///< surface rows at the layout's positions (pairs read them)
-    NodeField m_x;                              ///< the solve's x (LocalMesh rows), for layout rebuilds
-    const StepProblem* m_problem = nullptr;     ///< the solve's problem, for layout rebuilds
-    NodeField m_x_start;                        ///< x at the step's start, before prescribed rows arrive
-    NodeField m_layout_scratch;                 ///< layout rows
-    contact::SurfaceField m_obstacle_start;     ///< obstacle rows at the step's start
+    std::unordered_map<std::uint64_t, int> m_edge_of; ///< edge id by (lower, higher) layout node
+    Kokkos::View<int*, MemSpace> m_node_row;          ///< per layout node: contact surface row, or −1
+    contact::SurfaceField m_xs;             ///< surface rows at the layout's positions (pairs read them)
+    NodeField m_x;                          ///< the solve's x (LocalMesh rows), for layout rebuilds
+    const StepProblem* m_problem = nullptr; ///< the solve's problem, for layout rebuilds
+    NodeField m_x_start;                    ///< x at the step's start, before prescribed rows arrive
+    NodeField m_layout_scratch;             ///< layout rows
+    contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start
     NodeField m_x_ck;    ///< the last state a regular CCD certified (regular_ccd_every > 1)
     int m_since_ccd = 0; ///< sweeps since then
     contact::SurfaceField m_surface_step, m_zero_rows; ///< the assembled update on surface rows; zeros

@@ -578,6 +578,7 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     EXPECT_EQ(scene.stencil_descent.toi_factor, 0.8);
     EXPECT_EQ(scene.stencil_descent.warm_start_sweeps, 30);
     EXPECT_EQ(scene.stencil_descent.regular_ccd_every, 1);
+    EXPECT_EQ(scene.stencil_descent.element_batch, 0);
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"cg_iterations", 0, "solver.stencil_descent.cg_iterations", "must be >= 1"},
         {"colors", 0, "solver.stencil_descent.colors", "must be >= 1"},
@@ -589,6 +590,8 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
         {"warm_start_sweeps", -1, "solver.stencil_descent.warm_start_sweeps", "must be >= 0"},
         {"regular_ccd_every", 0, "solver.stencil_descent.regular_ccd_every", "must be >= 1"},
         {"regular_ccd_every", "often", "solver.stencil_descent.regular_ccd_every", "integer"},
+        {"element_batch", -1, "solver.stencil_descent.element_batch", "must be >= 0"},
+        {"element_batch", 2.5, "solver.stencil_descent.element_batch", "integer"},
     };
     for (const auto& [name, value, key, words] : cases) {
         auto bad = intact::test::box_scene();
