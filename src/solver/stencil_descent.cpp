@@ -44,9 +44,10 @@ constexpr int k_local_ccd_iterations = 1000;
 // this fraction of what it was right after their last advance (or met the step's test).
 constexpr double k_boundary_settling = 0.1;
 
-// V ψ(q + step) − V ψ(q) of element e, keeping the digits of small steps (kernels::elastic_energy_change).
-KOKKOS_INLINE_FUNCTION double
-element_energy_change(const StencilData& d, int e, const KVec3 (&q)[4], const KVec3 (&step)[4]) {
+// f(material, Dm⁻¹, V) with element e's material model and parameters (a device-side switch on its
+// model), for one element's energy change or derivatives.
+template <class F>
+KOKKOS_INLINE_FUNCTION double with_element_material(const StencilData& d, int e, const F& f) {
     kernels::Mat3 Dm;
     for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) {
@@ -58,48 +59,48 @@ element_energy_change(const StencilData& d, int e, const KVec3 (&q)[4], const KV
     const double V = d.volume(e);
     switch (static_cast<MaterialModel>(d.model(e))) {
     case MaterialModel::neo_hookean:
-        return kernels::elastic_energy_change(kernels::NeoHookean{mu, lambda}, q, step, Dm, V);
+        return f(kernels::NeoHookean{mu, lambda}, Dm, V);
     case MaterialModel::stable_neo_hookean:
-        return kernels::elastic_energy_change(kernels::StableNeoHookean{mu, lambda}, q, step, Dm, V);
+        return f(kernels::StableNeoHookean{mu, lambda}, Dm, V);
     case MaterialModel::fixed_corotated:
-        return kernels::elastic_energy_change(kernels::FixedCorotated{mu, lambda}, q, step, Dm, V);
+        return f(kernels::FixedCorotated{mu, lambda}, Dm, V);
     case MaterialModel::stvk:
-        return kernels::elastic_energy_change(kernels::StVK{mu, lambda}, q, step, Dm, V);
+        return f(kernels::StVK{mu, lambda}, Dm, V);
     case MaterialModel::linear:
         break;
     }
-    return kernels::elastic_energy_change(kernels::LinearElastic{mu, lambda}, q, step, Dm, V);
+    return f(kernels::LinearElastic{mu, lambda}, Dm, V);
 }
 
-// V ψ's gradient and (when H is given) PSD-projected Hessian of element e at corners q.
+// V ψ(q + step) − V ψ(q), keeping the digits of small steps (kernels::elastic_energy_change).
+struct EnergyChange {
+    const KVec3 (&q)[4];
+    const KVec3 (&step)[4];
+    template <class Material>
+    KOKKOS_INLINE_FUNCTION double operator()(const Material& m, const kernels::Mat3& Dm, double V) const {
+        return kernels::elastic_energy_change(m, q, step, Dm, V);
+    }
+};
+
+// V ψ's gradient and (when H is not null) PSD-projected Hessian at q; returns V ψ.
+struct Derivatives {
+    const KVec3 (&q)[4];
+    Vec12& g;
+    Mat12* H;
+    template <class Material>
+    KOKKOS_INLINE_FUNCTION double operator()(const Material& m, const kernels::Mat3& Dm, double V) const {
+        return kernels::elastic_element(m, q, Dm, V, &g, H);
+    }
+};
+
+KOKKOS_INLINE_FUNCTION double
+element_energy_change(const StencilData& d, int e, const KVec3 (&q)[4], const KVec3 (&step)[4]) {
+    return with_element_material(d, e, EnergyChange{q, step});
+}
+
 KOKKOS_INLINE_FUNCTION void
 element_derivatives(const StencilData& d, int e, const KVec3 (&q)[4], Vec12& g, Mat12* H) {
-    kernels::Mat3 Dm;
-    for (int r = 0; r < 3; ++r) {
-        for (int c = 0; c < 3; ++c) {
-            Dm(r, c) = d.dm_inverse(e, r, c);
-        }
-    }
-    const double mu = d.mu(e);
-    const double lambda = d.lambda(e);
-    const double V = d.volume(e);
-    switch (static_cast<MaterialModel>(d.model(e))) {
-    case MaterialModel::neo_hookean:
-        kernels::elastic_element(kernels::NeoHookean{mu, lambda}, q, Dm, V, &g, H);
-        return;
-    case MaterialModel::stable_neo_hookean:
-        kernels::elastic_element(kernels::StableNeoHookean{mu, lambda}, q, Dm, V, &g, H);
-        return;
-    case MaterialModel::fixed_corotated:
-        kernels::elastic_element(kernels::FixedCorotated{mu, lambda}, q, Dm, V, &g, H);
-        return;
-    case MaterialModel::stvk:
-        kernels::elastic_element(kernels::StVK{mu, lambda}, q, Dm, V, &g, H);
-        return;
-    case MaterialModel::linear:
-        break;
-    }
-    kernels::elastic_element(kernels::LinearElastic{mu, lambda}, q, Dm, V, &g, H);
+    with_element_material(d, e, Derivatives{q, g, H});
 }
 
 // Index of the vertex pair (a, b), a ≠ b, among (0,1), (0,2), (0,3), (1,2), (1,3), (2,3).
