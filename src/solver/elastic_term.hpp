@@ -40,11 +40,7 @@ public:
     /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element; only
     /// the gradients when `hessians` is false (the Hessians keep their old values).
     void evaluate(const NodeField& x, bool hessians = true);
-    /// The gradients' storage (96 bytes per element) and, with `hessians`, the Hessians' (1152), made by
-    /// the first evaluation that needs them or by this call: a term whose derivatives are never used (the
-    /// incremental potential's under stencil descent, which keeps its own per stencil) spends no memory on
-    /// them. `gradients()` and `hessians()` are empty before.
-    void allocate_derivatives(bool hessians);
+    /// (`gradients()` and `hessians()` are empty until the first evaluation that needs them.)
 
     /// Largest α in (0, 1] such that every neo-Hookean local element keeps at least 20% of its current
     /// volume along x + α p (IPC spec §7.4); 1 when no such element shrinks that much. This rank only.
@@ -73,6 +69,12 @@ public:
     void evaluate_group(const Material& material, const NodeField& x, int group, bool hessians);
 
 private:
+    /// The gradients' storage (96 bytes per element) and, with `hessians`, the Hessians' (1152), made by
+    /// the first evaluation that needs them: a term whose derivatives are never used (the incremental
+    /// potential's and the stencil layout's under stencil descent, which sums elasticity per vertex and
+    /// edge batch by batch) spends no memory on them.
+    void allocate_derivatives(bool hessians);
+
     struct Group {
         MaterialModel model;
         double mu;

@@ -103,6 +103,11 @@ element_derivatives(const StencilData& d, int e, const KVec3 (&q)[4], Vec12& g, 
     with_element_material(d, e, Derivatives{q, g, H});
 }
 
+// The key of the edge between layout nodes a and b in StencilDescent::m_edge_of (either order).
+std::uint64_t edge_key(int a, int b) {
+    return (static_cast<std::uint64_t>(std::min(a, b)) << 32) | static_cast<std::uint32_t>(std::max(a, b));
+}
+
 // Index of the vertex pair (a, b), a ≠ b, among (0,1), (0,2), (0,3), (1,2), (1,3), (2,3).
 KOKKOS_INLINE_FUNCTION int pair_slot(int a, int b) {
     const int lo = a < b ? a : b;
@@ -873,11 +878,9 @@ void StencilDescent::build_static_data() {
     m_edge_of.clear();
     std::vector<std::array<int, 2>> edges;
     auto edge_of = [&](int a, int b) {
-        const int lo = std::min(a, b), hi = std::max(a, b);
-        const std::uint64_t key = (static_cast<std::uint64_t>(lo) << 32) | static_cast<std::uint32_t>(hi);
-        const auto [it, inserted] = m_edge_of.emplace(key, static_cast<int>(edges.size()));
+        const auto [it, inserted] = m_edge_of.emplace(edge_key(a, b), static_cast<int>(edges.size()));
         if (inserted) {
-            edges.push_back({lo, hi});
+            edges.push_back({std::min(a, b), std::max(a, b)});
         }
         return it->second;
     };
@@ -1361,9 +1364,7 @@ void StencilDescent::rebuild_pair_adjacency() {
                 const int na = nodes(p, a), nb = nodes(p, b);
                 int edge = -1;
                 if (na >= 0 && nb >= 0 && na != nb) {
-                    const std::uint64_t key = (static_cast<std::uint64_t>(std::min(na, nb)) << 32) |
-                                              static_cast<std::uint32_t>(std::max(na, nb));
-                    const auto it = m_edge_of.find(key);
+                    const auto it = m_edge_of.find(edge_key(na, nb));
                     edge = it == m_edge_of.end() ? -1 : it->second;
                 }
                 pair_edges(p, pair_slot(a, b)) = edge;
