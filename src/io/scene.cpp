@@ -278,6 +278,7 @@ void read_stencil_descent(JsonObject sd, StencilDescentOptions& o) {
         sd.fail("element_batch", "must be >= 0",
                 "give the elements whose derivatives a sweep holds at once, e.g. 16384, or 0 (automatic)");
     }
+    o.accept_updates = sd.optional<bool>("accept_updates", o.accept_updates);
     o.tolerance = sd.optional<double>("tolerance", o.tolerance);
     if (!(o.tolerance >= 0.0 && o.tolerance < 1.0)) {
         sd.fail("tolerance", "must be in [0, 1)",

@@ -172,6 +172,7 @@ struct StencilDescentOptions {
     int warm_start_sweeps = 30; ///< most warm-start sweeps per step (0: no warm start)
     int regular_ccd_every = 1;  ///< N_rccd: sweeps between regular CCDs (between: B's pairs alone)
     int element_batch = 0;      ///< elements whose derivatives are held at once (0: automatic)
+    bool accept_updates = true; ///< the energy test on the assembled update (false: the paper's sweep)
 };
 
 /// Integrator names accepted by `integrator.type` (A-search spec §2, §3).

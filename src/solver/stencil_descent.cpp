@@ -33,8 +33,10 @@ using kernels::Mat12;
 using kernels::Vec12;
 using KVec3 = kernels::Vec3;
 
-constexpr double k_armijo = 1e-4;               // c₁ of the local line search (spec §2.7)
-constexpr int k_backtracks = 10;                // L_max
+constexpr double k_armijo = 1e-4; // c₁ of the local line search (spec §2.7)
+constexpr int k_backtracks = 10;  // L_max
+// Weights of the assembled update's Jacobi rows tried in turn by the acceptance test (take_step).
+constexpr double k_jacobi_weights[] = {1.0, 0.5, 0.0};
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 // Advancements of a local CCD (spec §2.5) at most: a pair at distance d that a stencil moves by l along or
 // towards itself needs about l / d of them, and the bound reached by then is collision-free (a shorter
@@ -537,6 +539,7 @@ void StencilDescent::compute_steps(int first) {
 
 void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
     const StencilData d = m_data;
+    const auto jacobi = m_jacobi;
     Kokkos::parallel_for(
         "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
@@ -570,6 +573,7 @@ void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
                 }
                 delta(v, i) = d.free(v) * step;
             }
+            jacobi(v) = committed >= 0 ? 0 : 1;
         });
 }
 
@@ -580,17 +584,55 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     // pairs join B. Between (spec §5.2–§5.3): the inversion bound and the pairs of B alone, no broad
     // phase; the chord from the last certified state is then certified by a regular CCD every
     // `regular_ccd_every` sweeps and before a step ends.
-    double alpha = 1.0;
+    //
+    // Then the acceptance test on the whole potential, which the paper does not have: each stencil's step
+    // lowers E with every other vertex held, but the Jacobi means combine steps that each assumed the
+    // others fixed, and across a stiff barrier pair (both sides move the whole way apart) or a stiff
+    // element they overshoot: on inputs/default.json every second sweep raised E from the lower cube's
+    // landing on, ‖g‖ alternated between two levels and every step ran to the sweep cap. The update is
+    // accepted when E(x + α Δ) − E(x) ≤ c₁ α gᵀΔ; else the Jacobi rows are damped (ω = ½, then 0: the
+    // Gauss–Seidel rows alone, vertex-disjoint stencils whose steps each descend, so gᵀΔ < 0) and then α
+    // halves (no new bound needed: a shorter step along a certified segment). Nothing accepted: no move
+    // this sweep (the next sweep commits another color).
     const bool regular = !m_contact || m_options.regular_ccd_every <= 1;
-    {
-        ScopedTimer timer(seconds.step_bound);
-        alpha = regular ? m_bound.along(x, m_delta, m_parts.boundary) : filter_bound(x);
+    const bool damping = m_options.accept_updates;
+    std::array<double, 2> slopes{}; // gᵀΔ over the Gauss–Seidel rows and over the Jacobi rows
+    if (damping) {
+        Kokkos::deep_copy(m_assembled, m_delta);
+        slopes = update_slopes(); // now: a bound's new pairs may rebuild the layout, and g with it
     }
-    if (m_contact && regular) {
-        ScopedTimer timer(seconds.contact);
-        if (add_pairs(m_contact->swept())) {
-            refresh_pairs(false);
+    double alpha = 0.0;
+    for (const double omega : k_jacobi_weights) {
+        if (omega < 1.0) {
+            if (omega > 0.0 && slopes[1] == 0.0) {
+                continue; // no Jacobi rows: straight to the shorter steps
+            }
+            damp_jacobi(omega);
         }
+        {
+            ScopedTimer timer(seconds.step_bound);
+            alpha = regular ? m_bound.along(x, m_delta, m_parts.boundary) : filter_bound(x);
+        }
+        if (m_contact && regular) {
+            ScopedTimer timer(seconds.contact);
+            if (add_pairs(m_contact->swept())) {
+                refresh_pairs(false);
+            }
+        }
+        if (!damping) {
+            break;
+        }
+        ScopedTimer timer(seconds.line_search);
+        const double slope = slopes[0] + omega * slopes[1];
+        bool accepted = false;
+        for (int halving = 0; halving < (omega > 0.0 ? 1 : k_backtracks) && !accepted; ++halving) {
+            accepted = slope < 0.0 && update_energy_change(alpha) <= k_armijo * alpha * slope;
+            alpha = accepted ? alpha : 0.5 * alpha;
+        }
+        if (accepted) {
+            break;
+        }
+        alpha = 0.0;
     }
     // K5: x ← x + α Δx on every row of the solver's fields, then the layout's halo.
     const NodeField delta = m_delta;
@@ -605,6 +647,39 @@ void StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
     if (!regular && ++m_since_ccd >= m_options.regular_ccd_every) {
         certify(x, seconds);
     }
+}
+
+void StencilDescent::damp_jacobi(double omega) {
+    const NodeField full = m_assembled;
+    const NodeField delta = m_delta;
+    const auto jacobi = m_jacobi;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_damp_jacobi", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            const double weight = jacobi(v) != 0 ? omega : 1.0;
+            for (int i = 0; i < 3; ++i) {
+                delta(v, i) = weight * full(v, i);
+            }
+        });
+    m_parts.halo.gather(m_delta);
+}
+
+std::array<double, 2> StencilDescent::update_slopes() const {
+    const StencilData d = m_data;
+    const NodeField delta = m_delta;
+    const auto jacobi = m_jacobi;
+    double sums[2] = {0.0, 0.0};
+    for (int part = 0; part < 2; ++part) {
+        Kokkos::parallel_reduce(
+            "intact::solver::stencil_update_slope", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+            KOKKOS_LAMBDA(const int v, double& total) {
+                for (int i = 0; i < 3 && jacobi(v) == part; ++i) {
+                    total += d.gradient(v, i) * delta(v, i);
+                }
+            },
+            sums[part]);
+    }
+    return {comm::allreduce_sum(m_parts.comm, sums[0]), comm::allreduce_sum(m_parts.comm, sums[1])};
 }
 
 void StencilDescent::to_layout(const NodeField& field, const NodeField& rows) {
@@ -695,6 +770,7 @@ void StencilDescent::commit_warm_start(const NodeField& delta) {
     // Spec §4 step 4: a vertex in no pair takes the closed-form minimiser of inertia and load, x̂ + c h²
     // (g + f / m) − x; a vertex in pairs the mean of its barrier stencils' steps (Jacobi).
     const StencilData d = m_data;
+    const auto jacobi = m_jacobi;
     Kokkos::parallel_for(
         "intact::solver::stencil_commit_warm_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
@@ -711,7 +787,64 @@ void StencilDescent::commit_warm_start(const NodeField& delta) {
                 }
                 delta(v, i) = d.free(v) * step;
             }
+            jacobi(v) = count == 0 ? 0 : 1;
         });
+}
+
+double StencilDescent::update_energy_change(double alpha) {
+    const StencilData d = m_data;
+    const NodeField delta = on_layout(m_delta);
+    double change = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::stencil_update_energy_vertices", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v, double& sum) {
+            const KVec3 step = alpha * row3(delta, v);
+            const KVec3 load = d.mass(v) * KVec3(d.gravity[0], d.gravity[1], d.gravity[2]) + row3(d.force, v);
+            sum += d.mass(v) * ((row3(d.x, v) - row3(d.x_hat, v)).dot(step) + 0.5 * step.squaredNorm()) -
+                   d.h2c * load.dot(step);
+        },
+        change);
+    double elastic = 0.0;
+    if (d.elastic > 0.0) {
+        Kokkos::parallel_reduce(
+            "intact::solver::stencil_update_energy_elements",
+            Kokkos::RangePolicy<ExecSpace>(0, d.num_owned_elements),
+            KOKKOS_LAMBDA(const int e, double& sum) {
+                KVec3 before[4], step[4];
+                for (int c = 0; c < 4; ++c) {
+                    before[c] = row3(d.x, d.tets(e, c));
+                    step[c] = alpha * row3(delta, d.tets(e, c));
+                }
+                sum += d.elastic * d.h2c * element_energy_change(d, e, before, step);
+            },
+            elastic);
+    }
+    double pairs = 0.0;
+    if (d.num_pairs > 0) {
+        fill_surface(delta, m_zero_rows, m_surface_step);
+        const contact::SurfaceField ps = m_surface_step;
+        Kokkos::parallel_reduce(
+            "intact::solver::stencil_update_energy_pairs", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
+            KOKKOS_LAMBDA(const int p, double& sum) {
+                if (d.pair_counted(p) == 0) {
+                    return;
+                }
+                const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2),
+                                     d.pairs.rows(p, 3)};
+                KVec3 before[4], after[4];
+                contact::pair_positions(d.pairs.kind(p), rows, d.xs, before);
+                contact::pair_positions(d.pairs.kind(p), rows, ps, after);
+                for (int j = 0; j < 4; ++j) {
+                    after[j] = before[j] + alpha * after[j];
+                }
+                Vec12 g;
+                Mat12 H;
+                sum += pair_term(d, p, after, contact::k_value, g, H) -
+                       pair_term(d, p, before, contact::k_value, g, H);
+            },
+            pairs);
+    }
+    return comm::allreduce_sum(m_parts.comm, change + elastic + pairs);
 }
 
 double StencilDescent::gradient_norm_squared() const {
@@ -734,6 +867,8 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
       m_coloring(global_stencil_coloring(parts.comm, local, m_options.colors, m_options.schemes)),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact), m_contact(parts.contact),
       m_delta("intact::solver::stencil_delta", local.num_local_nodes()),
+      m_assembled("intact::solver::stencil_assembled", local.num_local_nodes()),
+      m_jacobi("intact::solver::stencil_jacobi", local.num_local_nodes()),
       m_product("intact::solver::stencil_product", local.num_local_nodes()) {
     if (m_contact) {
         const int rows = m_contact->surface().num_vertices();
@@ -773,6 +908,7 @@ void StencilDescent::build_static_data() {
     d.num_local = m_local.num_local_nodes();
     d.num_owned = m_local.num_owned_nodes;
     d.num_elements = m_layout.num_stencils;
+    d.num_owned_elements = m_local.num_owned_elements;
     d.cg_iterations = m_options.cg_iterations;
     d.toi_factor = m_options.toi_factor;
     d.tets = m_elastic->tets();
@@ -1259,12 +1395,16 @@ void StencilDescent::upload_pairs() {
     grow(d.pair_s_hat, d.num_pairs, "intact::solver::stencil_pair_s_hat");
     grow(d.pair_kappa, d.num_pairs, "intact::solver::stencil_pair_kappa");
     grow(d.pair_friction, d.num_pairs, "intact::solver::stencil_pair_friction");
+    grow(d.pair_counted, d.num_pairs, "intact::solver::stencil_pair_counted");
     d.pairs.count = d.num_pairs;
     auto host_kind = Kokkos::create_mirror_view(d.pairs.kind);
     auto host_rows = Kokkos::create_mirror_view(d.pairs.rows);
     auto host_s_hat = Kokkos::create_mirror_view(d.pair_s_hat);
     auto host_kappa = Kokkos::create_mirror_view(d.pair_kappa);
     auto host_friction = Kokkos::create_mirror_view(d.pair_friction);
+    auto host_counted = Kokkos::create_mirror_view(d.pair_counted);
+    const auto& surface = m_contact->surface();
+    const auto& gid = surface.vertex_gid();
     int p = 0;
     for (const auto& [key, values] : m_pair_set) {
         host_kind(p) = values.kind;
@@ -1274,6 +1414,18 @@ void StencilDescent::upload_pairs() {
         host_s_hat(p) = values.s_hat;
         host_kappa(p) = values.kappa;
         host_friction(p) = values.friction;
+        // Counted where the pair's lowest-id mesh node is owned (that rank's layout holds all its rows).
+        int stencil[4];
+        contact::pair_stencil_rows(values.kind, values.rows.data(), stencil);
+        int lowest = -1;
+        for (const int row : stencil) {
+            if (row >= 0 && !surface.is_obstacle(row) &&
+                (lowest < 0 || gid[static_cast<std::size_t>(row)] < gid[static_cast<std::size_t>(lowest)])) {
+                lowest = row;
+            }
+        }
+        const int node = lowest < 0 ? -1 : m_row_node[static_cast<std::size_t>(lowest)];
+        host_counted(p) = node >= 0 && node < d.num_owned ? 1 : 0;
         ++p;
     }
     Kokkos::deep_copy(d.pairs.kind, host_kind);
@@ -1281,6 +1433,7 @@ void StencilDescent::upload_pairs() {
     Kokkos::deep_copy(d.pair_s_hat, host_s_hat);
     Kokkos::deep_copy(d.pair_kappa, host_kappa);
     Kokkos::deep_copy(d.pair_friction, host_friction);
+    Kokkos::deep_copy(d.pair_counted, host_counted);
     rebuild_pair_adjacency();
 }
 

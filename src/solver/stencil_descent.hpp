@@ -16,7 +16,8 @@
 /// (K4) the safety filter: the shared step bound (inversion + CCD with a broad phase, global MIN) on the
 /// assembled update, which scales it when a pair or an element would be violated, so every accepted
 /// state is penetration- and inversion-free, and whose swept pairs join B (B only grows within a step);
-/// (K5) x ← x + Δx and one halo gather.
+/// then (not in the paper; `accept_updates`) the energy test on the assembled update, E(x + αΔx) − E(x)
+/// ≤ c₁ α gᵀΔx, damping the Jacobi rows and then α when it fails; (K5) x ← x + Δx and one halo gather.
 ///
 /// Decisions where the spec leaves a choice (spec §10): element Hessians are the PSD-projected ones of the
 /// shared element kernel and barrier Hessians the shared PSD ones, so H^[k] is positive definite (M > 0)
@@ -95,8 +96,9 @@ struct StencilData {
     int num_owned = 0;    ///< owned nodes
     int num_elements = 0; ///< element stencils (LocalMesh elements)
     int num_pairs = 0;    ///< barrier stencils (|B|)
-    double h2c = 0.0;     ///< c h²
-    double elastic = 1.0; ///< weight of elasticity: 0 in the warm start (spec §4)
+    int num_owned_elements = 0; ///< the first layout elements, this rank's METIS part
+    double h2c = 0.0;           ///< c h²
+    double elastic = 1.0;       ///< weight of elasticity: 0 in the warm start (spec §4)
     Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets; ///< layout elements
     Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
     Kokkos::View<const double*, MemSpace> volume;
@@ -133,7 +135,9 @@ struct StencilData {
     // Pairs of B: kind, rows, ŝ_i, κ_i; their weighted gradients and PSD Hessians at x.
     contact::PairList pairs;
     RealView pair_s_hat, pair_kappa;
-    IntView pair_friction;                   ///< per pair of B: its lagged friction pair, or −1 (none)
+    IntView pair_friction; ///< per pair of B: its lagged friction pair, or −1 (none)
+    /// Per pair of B: 1 on the one rank that counts its energy (the owner of its lowest-id mesh node).
+    Kokkos::View<std::uint8_t*, MemSpace> pair_counted;
     contact::FrictionPairs::Lagged friction; ///< the step's lagged friction (spec §10 item 18)
     contact::PairStencils pair_derivatives;
     contact::SurfaceField xs; ///< the contact model's positions at x
@@ -175,6 +179,15 @@ public:
     void commit_warm_start(const NodeField& delta);
     /// Public for CUDA lambdas: filter the update m_delta, apply it to x and refresh the layout and contact.
     void take_step(const NodeField& x, PhaseSeconds& seconds);
+    /// Public for CUDA lambdas: E(x + α Δ) − E(x) for the assembled update Δ = m_delta (owned rows current)
+    /// over the whole mesh: owned vertices' inertia and load, owned elements, and the pairs of B this rank
+    /// counts, each as a difference that keeps the digits of small steps. Collective (one gather, one SUM).
+    double update_energy_change(double alpha);
+    /// Public for CUDA lambdas: m_delta ← the assembled update with its Jacobi rows scaled by ω. Collective.
+    void damp_jacobi(double omega);
+    /// Public for CUDA lambdas: gᵀΔ over the owned Gauss–Seidel rows and over the owned Jacobi rows of the
+    /// assembled update m_delta (g at the sweep's start). Collective.
+    std::array<double, 2> update_slopes() const;
     /// Public for CUDA lambdas: ‖g‖₂² over free owned rows.
     double gradient_norm_squared() const;
 
@@ -254,7 +267,9 @@ private:
     double m_h = 0.0;                                 ///< the step's h (s)
     contact::PairStencils m_kappa_stencils;
     NodeField m_delta, m_product;
-    long long m_sweep_counter = 0; ///< n of the color schedule, across steps
+    NodeField m_assembled;                          ///< the sweep's update before damping
+    Kokkos::View<std::uint8_t*, MemSpace> m_jacobi; ///< per owned row: 1 when its step is a Jacobi mean
+    long long m_sweep_counter = 0;                  ///< n of the color schedule, across steps
     /// B on the host, by (kind, global ids of its rows): ordered, so B's device order is the pair order.
     using PairKey = std::array<GlobalId, 5>;
     struct PairValues {

@@ -579,6 +579,7 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     EXPECT_EQ(scene.stencil_descent.warm_start_sweeps, 30);
     EXPECT_EQ(scene.stencil_descent.regular_ccd_every, 1);
     EXPECT_EQ(scene.stencil_descent.element_batch, 0);
+    EXPECT_TRUE(scene.stencil_descent.accept_updates);
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"cg_iterations", 0, "solver.stencil_descent.cg_iterations", "must be >= 1"},
         {"colors", 0, "solver.stencil_descent.colors", "must be >= 1"},
@@ -592,6 +593,7 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
         {"regular_ccd_every", "often", "solver.stencil_descent.regular_ccd_every", "integer"},
         {"element_batch", -1, "solver.stencil_descent.element_batch", "must be >= 0"},
         {"element_batch", 2.5, "solver.stencil_descent.element_batch", "integer"},
+        {"accept_updates", 1, "solver.stencil_descent.accept_updates", "true or false"},
     };
     for (const auto& [name, value, key, words] : cases) {
         auto bad = intact::test::box_scene();
