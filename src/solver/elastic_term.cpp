@@ -280,7 +280,7 @@ double ElasticTerm::max_step(const NodeField& x, const NodeField& p) const {
                 kernels::Vec3 q[4], d[4];
                 load_corners(tets, x, e, q);
                 load_corners(tets, p, e, d);
-                const double step = kernels::max_step_keeping_volume(q, d, 0.2);
+                const double step = kernels::max_step_keeping_volume(q, d, 0.2, 1.0);
                 smallest = step < smallest ? step : smallest;
             },
             Kokkos::Min<double>(bound));

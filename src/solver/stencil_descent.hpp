@@ -177,12 +177,14 @@ public:
     void commit(int scheme, int color, const NodeField& delta);
     /// Public for CUDA lambdas: the warm start's per-vertex step into delta (owned rows).
     void commit_warm_start(const NodeField& delta);
-    /// Public for CUDA lambdas: filter the update m_delta, apply it to x and refresh the layout and contact.
-    void take_step(const NodeField& x, PhaseSeconds& seconds);
+    /// Public for CUDA lambdas: filter the update m_delta, test it on the energy (`accept_updates`), apply
+    /// it to x and refresh the layout and contact; whether x moved.
+    bool take_step(const NodeField& x, PhaseSeconds& seconds);
     /// Public for CUDA lambdas: E(x + α Δ) − E(x) for the assembled update Δ = m_delta (owned rows current)
-    /// over the whole mesh: owned vertices' inertia and load, owned elements, and the pairs of B this rank
-    /// counts, each as a difference that keeps the digits of small steps. Collective (one gather, one SUM).
-    double update_energy_change(double alpha);
+    /// over the whole mesh, as {inertia, load and the pairs of B; c h² Ψ} (elasticity apart, which the warm
+    /// start leaves out): owned vertices, owned elements, and the pairs this rank counts, each term a
+    /// difference that keeps the digits of small steps. Collective (one gather, one SUM).
+    std::array<double, 2> update_energy_change(double alpha);
     /// Public for CUDA lambdas: m_delta ← the assembled update with its Jacobi rows scaled by ω. Collective.
     void damp_jacobi(double omega);
     /// Public for CUDA lambdas: gᵀΔ over the owned Gauss–Seidel rows and over the owned Jacobi rows of the

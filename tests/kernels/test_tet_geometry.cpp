@@ -81,8 +81,10 @@ GeometryValues evaluate_geometry(const std::vector<Tet>& rest,
             from_device<Vec12>(gradient),  from_device<Mat12>(hessian)};
 }
 
-std::vector<double>
-evaluate_step_bound(const std::vector<Tet>& x, const std::vector<Tet>& p, double fraction) {
+std::vector<double> evaluate_step_bound(const std::vector<Tet>& x,
+                                        const std::vector<Tet>& p,
+                                        double fraction,
+                                        double limit = intact::kernels::infinity()) {
     std::vector<Vec12> x_rows;
     std::vector<Vec12> p_rows;
     for (std::size_t e = 0; e < x.size(); ++e) {
@@ -100,7 +102,7 @@ evaluate_step_bound(const std::vector<Tet>& x, const std::vector<Tet>& p, double
             Vec3 pc[4];
             unpack_row(xt, c, xc);
             unpack_row(pt, c, pc);
-            alpha(c, 0) = max_step_keeping_volume(xc, pc, fraction);
+            alpha(c, 0) = max_step_keeping_volume(xc, pc, fraction, limit);
         });
     std::vector<double> result;
     for (const VecN<1>& a : from_device<VecN<1>>(alpha)) {
@@ -287,6 +289,19 @@ TEST(TetGeometry, StepBoundIsTheFirstCrossingAndInfiniteWithoutOne) {
         }
     }
     EXPECT_GT(with_root, 50) << "the random directions should collapse many tets";
+
+    // With a limit the cubic is skipped where a cheap bound shows no root below it: min(limit, alpha) is
+    // unchanged, bit for bit, and some cases take the shortcut (they return the limit exactly).
+    for (const double limit : {1.0, 0.1, 0.01}) {
+        const std::vector<double> limited = evaluate_step_bound(x, p, 0.2, limit);
+        int shortcuts = 0;
+        for (std::size_t c = 0; c < x.size(); ++c) {
+            EXPECT_EQ(std::min(limit, limited[c]), std::min(limit, alpha[c]))
+                << "case " << c << ", " << limit;
+            shortcuts += limited[c] == limit && alpha[c] != limit ? 1 : 0;
+        }
+        EXPECT_GT(shortcuts, 0) << limit;
+    }
 
     // Other fractions, and a flat tet that allows no step at all.
     const Tet flat = {Vec3(0.0, 0.0, 0.0), Vec3(1.0, 0.0, 0.0), Vec3(0.0, 1.0, 0.0), Vec3(1.0, 1.0, 0.0)};

@@ -401,9 +401,9 @@ TEST(StencilDescent, SoftImpactsConverge) {
     // an impact; without the acceptance test on the assembled update (solver.stencil_descent.accept_updates
     // false, the paper's sweep) every step from the landing on runs to the sweep cap (1000 here) with ‖∇E‖
     // no lower than at its start. Every step converges and nothing passes through anything, at the default
-    // tolerance and at one 100× tighter, and the bodies' centres of mass agree between the two within 5%
-    // of their displacement (the default's 1e-4 leaves 3.6% on the lower body after 8 steps; README
-    // "Stencil descent"). On 1 and 2 ranks.
+    // tolerance and at one 100× tighter, and the bodies' centres of mass agree between the two within 1% of
+    // their displacement (measured 0.3% and 0.2%; 3.6% and 1.3% while the warm start could raise the full
+    // potential, README "Stencil descent"). On 1 and 2 ranks.
     if (test::world_size() > 2) {
         GTEST_SKIP() << "runs on 1 and 2 ranks";
     }
@@ -469,7 +469,7 @@ TEST(StencilDescent, SoftImpactsConverge) {
                         upper ? "upper" : "lower", moved, difference);
         }
         EXPECT_GT(moved, 0.01);
-        EXPECT_LT(difference, 0.05 * moved);
+        EXPECT_LT(difference, 0.01 * moved);
     }
 }
 
