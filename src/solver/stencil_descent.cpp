@@ -812,20 +812,18 @@ std::array<double, 2> StencilDescent::update_energy_change(double alpha) {
         },
         change);
     double elastic = 0.0;
-    {
-        Kokkos::parallel_reduce(
-            "intact::solver::stencil_update_energy_elements",
-            Kokkos::RangePolicy<ExecSpace>(0, d.num_owned_elements),
-            KOKKOS_LAMBDA(const int e, double& sum) {
-                KVec3 before[4], step[4];
-                for (int c = 0; c < 4; ++c) {
-                    before[c] = row3(d.x, d.tets(e, c));
-                    step[c] = alpha * row3(delta, d.tets(e, c));
-                }
-                sum += d.h2c * element_energy_change(d, e, before, step);
-            },
-            elastic);
-    }
+    Kokkos::parallel_reduce(
+        "intact::solver::stencil_update_energy_elements",
+        Kokkos::RangePolicy<ExecSpace>(0, d.num_owned_elements),
+        KOKKOS_LAMBDA(const int e, double& sum) {
+            KVec3 before[4], step[4];
+            for (int c = 0; c < 4; ++c) {
+                before[c] = row3(d.x, d.tets(e, c));
+                step[c] = alpha * row3(delta, d.tets(e, c));
+            }
+            sum += d.h2c * element_energy_change(d, e, before, step);
+        },
+        elastic);
     double pairs = 0.0;
     if (d.num_pairs > 0) {
         fill_surface(delta, m_zero_rows, m_surface_step);
