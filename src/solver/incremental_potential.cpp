@@ -161,10 +161,9 @@ std::vector<double> IncrementalPotential::term_energies(const contact::ConstSurf
     return energies;
 }
 
-std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x,
-                                                              const NodeField& trial,
-                                                              const StepProblem& problem,
-                                                              const std::vector<double>& at_x) const {
+std::pair<double, double> IncrementalPotential::nodal_energy_change(const NodeField& x,
+                                                                    const NodeField& trial,
+                                                                    const StepProblem& problem) const {
     const auto mass = m_elastic.lumped_mass();
     const auto x_hat = problem.x_hat;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
@@ -197,6 +196,15 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
             sum_magnitude += 0.5 * mass(i) * before;
         },
         change, magnitude);
+    return {change, magnitude};
+}
+
+std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x,
+                                                              const NodeField& trial,
+                                                              const StepProblem& problem,
+                                                              const std::vector<double>& at_x) const {
+    const double ch2 = problem.weight * problem.h * problem.h;
+    const auto [change, magnitude] = nodal_energy_change(x, trial, problem);
     const auto elastic = m_elastic.energy_change(x, trial);
     // [change, scale, each term at the trial]: this rank's parts, one reduction.
     // (a fixed array: this runs for every line-search trial)

@@ -85,6 +85,11 @@ public:
     /// allreduce). Collective.
     std::vector<double> term_energies(const contact::ConstSurfaceField& xs) const;
 
+    /// The inertia and load part of E(trial) − E(x) over owned nodes, each node's change written with
+    /// trial − x so nothing cancels, and Σ ½ m |x − x̂|² as its scale. Device work; this rank only.
+    std::pair<double, double>
+    nodal_energy_change(const NodeField& x, const NodeField& trial, const StepProblem& problem) const;
+
     /// E(trial) − E(x) summed term by term over owned entries and ranks, and Σ|terms of E(x)| as the
     /// scale below which a change is round-off. `at_x`: term_energies at x (shared by every trial of a
     /// line search); the terms are evaluated at the contact model's trial(), gathered by the caller.

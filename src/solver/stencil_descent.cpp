@@ -627,10 +627,11 @@ bool StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
             break;
         }
         ScopedTimer timer(seconds.line_search);
+        load_update();
         const double slope = slopes[0] + omega * slopes[1];
         bool accepted = false;
         for (int halving = 0; halving < (omega > 0.0 ? 1 : k_backtracks) && !accepted; ++halving) {
-            const auto [others, elastic] = update_energy_change(alpha);
+            const auto [others, elastic] = update_energy_change(x, alpha);
             accepted = slope < 0.0 && others + m_data.elastic * elastic <= k_armijo * alpha * slope &&
                        (m_data.elastic > 0.0 || others + elastic <= 0.0);
             alpha = accepted ? alpha : 0.5 * alpha;
@@ -676,17 +677,18 @@ std::array<double, 2> StencilDescent::update_slopes() const {
     const NodeField delta = m_delta;
     const auto jacobi = m_jacobi;
     double sums[2] = {0.0, 0.0};
-    for (int part = 0; part < 2; ++part) {
-        Kokkos::parallel_reduce(
-            "intact::solver::stencil_update_slope", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
-            KOKKOS_LAMBDA(const int v, double& total) {
-                for (int i = 0; i < 3 && jacobi(v) == part; ++i) {
-                    total += d.gradient(v, i) * delta(v, i);
-                }
-            },
-            sums[part]);
-    }
-    return {comm::allreduce_sum(m_parts.comm, sums[0]), comm::allreduce_sum(m_parts.comm, sums[1])};
+    Kokkos::parallel_reduce(
+        "intact::solver::stencil_update_slopes", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v, double& seidel, double& jacobi_rows) {
+            double dot = 0.0;
+            for (int i = 0; i < 3; ++i) {
+                dot += d.gradient(v, i) * delta(v, i);
+            }
+            (jacobi(v) != 0 ? jacobi_rows : seidel) += dot;
+        },
+        sums[0], sums[1]);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
+    return {sums[0], sums[1]};
 }
 
 void StencilDescent::to_layout(const NodeField& field, const NodeField& rows) {
@@ -798,35 +800,31 @@ void StencilDescent::commit_warm_start(const NodeField& delta) {
         });
 }
 
-std::array<double, 2> StencilDescent::update_energy_change(double alpha) {
-    const StencilData d = m_data;
-    const NodeField delta = on_layout(m_delta);
-    double change = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::stencil_update_energy_vertices", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
-        KOKKOS_LAMBDA(const int v, double& sum) {
-            const KVec3 step = alpha * row3(delta, v);
-            const KVec3 load = d.mass(v) * KVec3(d.gravity[0], d.gravity[1], d.gravity[2]) + row3(d.force, v);
-            sum += d.mass(v) * ((row3(d.x, v) - row3(d.x_hat, v)).dot(step) + 0.5 * step.squaredNorm()) -
-                   d.h2c * load.dot(step);
-        },
-        change);
-    double elastic = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::stencil_update_energy_elements",
-        Kokkos::RangePolicy<ExecSpace>(0, d.num_owned_elements),
-        KOKKOS_LAMBDA(const int e, double& sum) {
-            KVec3 before[4], step[4];
-            for (int c = 0; c < 4; ++c) {
-                before[c] = row3(d.x, d.tets(e, c));
-                step[c] = alpha * row3(delta, d.tets(e, c));
+void StencilDescent::load_update() {
+    // Only the pairs read the update on layout and surface rows; B is the same on every rank, so every rank
+    // gathers alike.
+    if (m_data.num_pairs > 0) {
+        fill_surface(on_layout(m_delta), m_zero_rows, m_surface_step);
+    }
+}
+
+std::array<double, 2> StencilDescent::update_energy_change(const NodeField& x, double alpha) {
+    // The trial point on the solver's rows (ghosts too: owned elements read them), in the step bound's
+    // scratch, which is free here; inertia, load and elasticity from the shared potential.
+    const NodeField trial = m_product;
+    const NodeField delta = m_delta;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_update_trial", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                trial(v, i) = x(v, i) + alpha * delta(v, i);
             }
-            sum += d.h2c * element_energy_change(d, e, before, step);
-        },
-        elastic);
+        });
+    const double nodal = m_parts.potential.nodal_energy_change(x, trial, *m_problem).first;
+    const double elastic = m_parts.potential.elastic().energy_change(x, trial).first;
     double pairs = 0.0;
-    if (d.num_pairs > 0) {
-        fill_surface(delta, m_zero_rows, m_surface_step);
+    if (m_data.num_pairs > 0) {
+        const StencilData d = m_data;
         const contact::SurfaceField ps = m_surface_step;
         Kokkos::parallel_reduce(
             "intact::solver::stencil_update_energy_pairs", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
@@ -849,7 +847,7 @@ std::array<double, 2> StencilDescent::update_energy_change(double alpha) {
             },
             pairs);
     }
-    double sums[2] = {change + pairs, elastic};
+    double sums[2] = {nodal + pairs, m_data.h2c * elastic};
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, m_parts.comm));
     return {sums[0], sums[1]};
 }
@@ -915,7 +913,6 @@ void StencilDescent::build_static_data() {
     d.num_local = m_local.num_local_nodes();
     d.num_owned = m_local.num_owned_nodes;
     d.num_elements = m_layout.num_stencils;
-    d.num_owned_elements = m_local.num_owned_elements;
     d.cg_iterations = m_options.cg_iterations;
     d.toi_factor = m_options.toi_factor;
     d.tets = m_elastic->tets();

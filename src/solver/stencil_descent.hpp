@@ -96,9 +96,8 @@ struct StencilData {
     int num_owned = 0;    ///< owned nodes
     int num_elements = 0; ///< element stencils (LocalMesh elements)
     int num_pairs = 0;    ///< barrier stencils (|B|)
-    int num_owned_elements = 0; ///< the first layout elements, this rank's METIS part
-    double h2c = 0.0;           ///< c h²
-    double elastic = 1.0;       ///< weight of elasticity: 0 in the warm start (spec §4)
+    double h2c = 0.0;     ///< c h²
+    double elastic = 1.0; ///< weight of elasticity: 0 in the warm start (spec §4)
     Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets; ///< layout elements
     Kokkos::View<const double* [3][3], Kokkos::LayoutRight, MemSpace> dm_inverse;
     Kokkos::View<const double*, MemSpace> volume;
@@ -180,11 +179,15 @@ public:
     /// Public for CUDA lambdas: filter the update m_delta, test it on the energy (`accept_updates`), apply
     /// it to x and refresh the layout and contact; whether x moved.
     bool take_step(const NodeField& x, PhaseSeconds& seconds);
-    /// Public for CUDA lambdas: E(x + α Δ) − E(x) for the assembled update Δ = m_delta (owned rows current)
-    /// over the whole mesh, as {inertia, load and the pairs of B; c h² Ψ} (elasticity apart, which the warm
-    /// start leaves out): owned vertices, owned elements, and the pairs this rank counts, each term a
-    /// difference that keeps the digits of small steps. Collective (one gather, one SUM).
-    std::array<double, 2> update_energy_change(double alpha);
+    /// Public for CUDA lambdas: m_delta on the surface rows for update_energy_change (one layout gather,
+    /// when B has pairs). Collective.
+    void load_update();
+    /// Public for CUDA lambdas: E(x + α Δ) − E(x) for the assembled update Δ = m_delta (ghost rows current;
+    /// load_update() since it last changed) as {inertia, load and the pairs of B; c h² Ψ} (elasticity
+    /// apart, which the warm start leaves out): the shared potential's owned nodes and elements, and the
+    /// pairs this rank counts, each term a difference that keeps the digits of small steps. Collective
+    /// (one SUM).
+    std::array<double, 2> update_energy_change(const NodeField& x, double alpha);
     /// Public for CUDA lambdas: m_delta ← the assembled update with its Jacobi rows scaled by ω. Collective.
     void damp_jacobi(double omega);
     /// Public for CUDA lambdas: gᵀΔ over the owned Gauss–Seidel rows and over the owned Jacobi rows of the
