@@ -647,6 +647,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         }
         o.literal_order = al.optional<bool>("literal_order", o.literal_order);
         o.pure_penalty = al.optional<bool>("pure_penalty", o.pure_penalty);
+        o.settle = al.optional<bool>("settle", o.settle);
         al.finish();
     }
     if (solver.has("newton_tolerance")) {

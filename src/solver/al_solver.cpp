@@ -162,8 +162,9 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
         }
         ++done.iterations;
         if (stop_if_settled && it == 0) {
-            // After a new friction lag: y already passes the Newton-type stopping rule with it, so the
-            // lagging has converged (as `ipc`'s lag loop decides) and y stays; no dual update.
+            // After a new friction lag, or settling after the last dual update: y already passes the
+            // Newton-type stopping rule with the new lag or multipliers, so they have converged (as `ipc`'s
+            // lag loop decides) and y stays; no dual update.
             const NewtonMeasures measures =
                 measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
@@ -245,7 +246,8 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
 
     OuterLoop loop;
     for (int lag = 1;; ++lag) {
-        // 2. Outer iterations until the weight B of the first K_min iterates of this lag is below ε.
+        // 2. Outer iterations until the weight B of the first K_min iterates of this lag is below ε and,
+        //    while constraints are held (`settle`), y passes the stopping rule with the multipliers.
         run_outer_iterations(x, problem, result, loop, lag > 1);
         if (!m_friction || !result.converged || loop.settled || lag >= m_settings.friction_iterations) {
             break;
@@ -288,23 +290,32 @@ void AlSolver::run_outer_iterations(
     PhaseSeconds& seconds = result.seconds;
     loop.weight = 1.0; // B
     loop.settled = false;
-    int k = 0; // outer iterations of this lag
-    while (loop.weight > m_options.epsilon) {
+    int k = 0;             // outer iterations of this lag
+    bool settling = false; // past B < ε, iterating until y passes the stopping rule
+    for (;;) {
+        if (loop.weight <= m_options.epsilon) {
+            settling = m_options.settle && holds_constraints();
+            if (!settling) {
+                break;
+            }
+        }
         if (k == m_options.max_outer_iterations) {
             log::warn()
-                << "al: " << k << " outer iterations without reaching epsilon = " << m_options.epsilon
-                << " (B = " << loop.weight
+                << "al: " << k << " outer iterations without "
+                << (settling ? "the multipliers settling" : "reaching epsilon = ")
+                << (settling ? "" : std::to_string(m_options.epsilon)) << " (B = " << loop.weight
                 << "); the step ends at the last safe state (raise solver.al.max_outer_iterations, or "
                    "lower time.dt)";
-            break;
+            result.converged = false;
+            return;
         }
         if (!m_options.literal_order) {
             insert_pending();
         }
-        const Subproblem subproblem = solve_subproblem(x, problem, result, after_lag && k == 0);
+        const Subproblem subproblem = solve_subproblem(x, problem, result, (after_lag && k == 0) || settling);
         result.iterations += subproblem.iterations;
         if (subproblem.settled) {
-            loop.settled = true;
+            loop.settled = !settling; // a new lag that changed nothing ends the lag loop too
             loop.weight = 0.0;
             break;
         }
@@ -336,6 +347,10 @@ void AlSolver::run_outer_iterations(
         }
     }
     result.converged = loop.weight <= m_options.epsilon;
+}
+
+bool AlSolver::holds_constraints() const {
+    return comm::allreduce_max(m_parts.comm, static_cast<std::int64_t>(m_set.size())) > 0;
 }
 
 void AlSolver::save(io::CheckpointWriter& out) const {

@@ -606,4 +606,26 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
 }
 
+TEST(Scene, ReadsAndValidatesAugmentedLagrangianSettings) {
+    auto document = intact::test::box_scene();
+    document["solver"] = {{"type", "al"}, {"al", {{"k_min", 4}, {"settle", true}}}};
+    const intact::io::Scene scene = parse_scene(document, "dir/scene.json");
+    EXPECT_EQ(*scene.al.k_min, 4);
+    EXPECT_TRUE(scene.al.settle);
+    EXPECT_EQ(scene.al.mu_scale, 0.1);
+    document["solver"]["al"] = nlohmann::json::object();
+    EXPECT_FALSE(parse_scene(document, "dir/scene.json").al.settle);
+    const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
+        {"k_min", 0, "solver.al.k_min", "must be >= 1"},
+        {"epsilon", 1.0, "solver.al.epsilon", "(0, 1)"},
+        {"settle", "yes", "solver.al.settle", "true or false"},
+    };
+    for (const auto& [name, value, key, words] : cases) {
+        auto bad = intact::test::box_scene();
+        bad["solver"] = {{"type", "al"}, {"al", {{name, value}}}};
+        SCOPED_TRACE(key);
+        expect_scene_error(bad, key, words);
+    }
+}
+
 } // namespace

@@ -206,11 +206,13 @@ TEST(Accuracy, SlopeWithTheAugmentedLagrangian) {
     // Not with its defaults on the stiff one: the paper's termination (B < ε after K_min = 6 outer
     // iterations) ends each step with the multipliers unsettled, the block rocks off the slope and slides
     // at 1.07, 1.87 and 2.48 of Coulomb's acceleration at dt = 0.01, 0.005, 0.0025 (issue 10/14 open,
-    // README "Augmented-Lagrangian solver"); k_min 12 settles them. At μ = tan θ it sticks with friction
+    // README "Augmented-Lagrangian solver"); `settle` (iterate until the stopping rule passes with the
+    // multipliers) slides at Coulomb's, and so does k_min 12. At μ = tan θ it sticks with friction
     // lagged until converged, as `ipc` does (with one lag per step, at its start, the landing step has no
     // friction: 0.11 m in 1 s).
     expect_stick_at_the_friction_angle("al");
     expect_coulomb_on_thirty_degrees("al", 1e6);
+    expect_coulomb_on_thirty_degrees("al", 1e8, json{{"settle", true}});
     expect_coulomb_on_thirty_degrees("al", 1e8, json{{"k_min", 12}});
     const double theta = std::atan(0.5);
     json document = block_on_plane(theta, 0.49, 1e6, 0.01, 1.0, 2e-4, "al");
