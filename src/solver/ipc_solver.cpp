@@ -31,11 +31,23 @@ void start_barrier_stiffness(MPI_Comm comm,
     // ∇E is the elastic and inertial part only (friction is not lagged yet); neither it nor ∇B needs a
     // Hessian (the solver assembles its own when it needs one).
     potential.assemble_elastic(x, problem, false);
+    start_barrier_stiffness(comm, potential.gradient(), potential, contact, boundary, x, stencils, scratch,
+                            stiffness);
+}
+
+void start_barrier_stiffness(MPI_Comm comm,
+                             const NodeField& gradient,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const BoundaryMotion& boundary,
+                             const NodeField& x,
+                             contact::PairStencils& stencils,
+                             const NodeField& scratch,
+                             contact::BarrierStiffness& stiffness) {
     contact.update(x, boundary.obstacle_positions());
     contact::barrier_derivatives(contact.active(), contact.positions(), contact.topology(), contact.s_hat(),
                                  1.0, false, stencils);
     potential.gradient_of(stencils, scratch);
-    const auto gradient = potential.gradient();
     const auto barrier = scratch;
     const auto mask = potential.free_mask();
     double dots[2] = {0.0, 0.0};

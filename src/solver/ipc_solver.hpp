@@ -42,6 +42,19 @@ void start_barrier_stiffness(MPI_Comm comm,
                              const NodeField& scratch,
                              contact::BarrierStiffness& stiffness);
 
+/// The same from a ∇E the caller has already (`gradient`: the owned rows are read, the free ones count),
+/// for a solver that keeps ∇E without the potential's element gradients and matrix pattern (stencil
+/// descent). Leaves the contact model updated at x. Collective.
+void start_barrier_stiffness(MPI_Comm comm,
+                             const NodeField& gradient,
+                             IncrementalPotential& potential,
+                             contact::ContactModel& contact,
+                             const BoundaryMotion& boundary,
+                             const NodeField& x,
+                             contact::PairStencils& stencils,
+                             const NodeField& scratch,
+                             contact::BarrierStiffness& stiffness);
+
 class IpcSolver final : public StepSolver {
 public:
     /// Adds the barrier (and friction, when the scene or an obstacle has μ > 0) to the parts' potential.

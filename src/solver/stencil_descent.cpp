@@ -872,9 +872,9 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
       m_coloring(global_stencil_coloring(parts.comm, local, m_options.colors, m_options.schemes)),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact), m_contact(parts.contact),
       m_delta("intact::solver::stencil_delta", local.num_local_nodes()),
+      m_product("intact::solver::stencil_product", local.num_local_nodes()),
       m_assembled("intact::solver::stencil_assembled", local.num_local_nodes()),
-      m_jacobi("intact::solver::stencil_jacobi", local.num_local_nodes()),
-      m_product("intact::solver::stencil_product", local.num_local_nodes()) {
+      m_jacobi("intact::solver::stencil_jacobi", local.num_local_nodes()) {
     if (m_contact) {
         const int rows = m_contact->surface().num_vertices();
         m_xs = contact::SurfaceField("intact::solver::stencil_xs", rows);
@@ -1551,7 +1551,7 @@ void StencilDescent::rebuild_pair_adjacency() {
     d.pair_derivatives.resize(d.num_pairs, true);
 }
 
-void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem) {
+void StencilDescent::start_pairs(const NodeField& x) {
     // The pair set B of the step (spec §4 steps 2–3): κ from IPC's adaptive start at xᵗ, then every pair
     // within d̂ somewhere on the inertial path xᵗ → x̂ (proximity and CCD in one swept query).
     m_data.num_pairs = 0;
@@ -1559,7 +1559,11 @@ void StencilDescent::start_pairs(const NodeField& x, const StepProblem& problem)
     m_pair_set.clear();
     Kokkos::deep_copy(m_data.pair_offsets, 0);
     m_contact->surface().begin_step(x);
-    start_barrier_stiffness(m_parts.comm, m_parts.potential, *m_contact, m_parts.boundary, x, problem,
+    // κ from ∇E at xᵗ (inertia, load, elasticity; no pairs yet), which the stencil data give without the
+    // shared potential's element gradients and matrix pattern (96 + about 100 bytes per tetrahedron).
+    elastic_derivatives(false);
+    vertex_derivatives();
+    start_barrier_stiffness(m_parts.comm, m_data.gradient, m_parts.potential, *m_contact, m_parts.boundary, x,
                             m_kappa_stencils, m_product, *m_kappa);
     m_kappa->reset_distance(m_contact->min_squared_distance());
     const NodeField path = m_delta;
@@ -1611,7 +1615,7 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     load_state(x, problem);
     if (m_contact) {
         ScopedTimer timer(seconds.contact);
-        start_pairs(x, problem);
+        start_pairs(x);
         if (m_friction) {
             lag_friction();
             result.friction_lags = 1;
@@ -1643,7 +1647,7 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
     double start_norm = 0.0;
     {
         ScopedTimer timer(seconds.assembly);
-        elastic_derivatives(false);
+        elastic_derivatives(false); // again: start_pairs may have rebuilt the layout
         if (m_contact) {
             pair_derivatives();
         }

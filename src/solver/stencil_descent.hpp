@@ -196,8 +196,9 @@ public:
     /// Public for CUDA lambdas: ‖g‖₂² over free owned rows.
     double gradient_norm_squared() const;
 
-    /// Public for CUDA lambdas: B at the step's start (κ, then the pairs near the inertial path). Collective.
-    void start_pairs(const NodeField& x, const StepProblem& problem);
+    /// Public for CUDA lambdas: B at the step's start (κ from the stencil data's ∇E at x, so after
+    /// load_state; then the pairs near the inertial path). Collective.
+    void start_pairs(const NodeField& x);
     /// Public for CUDA lambdas: the pairs of `found` (on any rank) that come within d̂ on the contact
     /// model's segment join B; whether B grew (the same on every rank). Collective.
     bool add_pairs(const contact::PairList& found);
