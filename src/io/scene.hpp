@@ -145,8 +145,7 @@ struct AlOptions {
     int max_outer_iterations = 300;  ///< cap per step (logged, the step reports not converged)
     bool literal_order = false;      ///< the paper's Alg. 1 order: solve, then update the set
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
-    bool settle =
-        false; ///< past B < ε, while constraints are held, iterate on until y passes the stopping rule
+    bool settle = false;             ///< past B < ε, iterate on until the stopping rule passes
 };
 
 /// `solver.bal`: the barrier-augmented Lagrangian with inexact Newton-PCG (BAL spec, seed 002; README
