@@ -300,12 +300,16 @@ void AlSolver::run_outer_iterations(
             }
         }
         if (k == m_options.max_outer_iterations) {
-            log::warn()
-                << "al: " << k << " outer iterations without "
-                << (settling ? "the multipliers settling" : "reaching epsilon = ")
-                << (settling ? "" : std::to_string(m_options.epsilon)) << " (B = " << loop.weight
-                << "); the step ends at the last safe state (raise solver.al.max_outer_iterations, or "
-                   "lower time.dt)";
+            const char* advice =
+                "; the step ends at the last safe state (raise solver.al.max_outer_iterations, "
+                "or lower time.dt)";
+            if (settling) {
+                log::warn() << "al: " << k << " outer iterations without the multipliers settling" << advice;
+            } else {
+                log::warn() << "al: " << k
+                            << " outer iterations without reaching epsilon = " << m_options.epsilon
+                            << " (B = " << loop.weight << ")" << advice;
+            }
             result.converged = false;
             return;
         }
