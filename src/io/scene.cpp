@@ -648,6 +648,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         o.literal_order = al.optional<bool>("literal_order", o.literal_order);
         o.pure_penalty = al.optional<bool>("pure_penalty", o.pure_penalty);
         o.settle = al.optional<bool>("settle", o.settle);
+        o.start = al.optional<std::string>("start", o.start);
+        if (o.start != "inertial" && o.start != "positions") {
+            al.fail("start", "unknown value '" + o.start + "'",
+                    "use \"inertial\" (each step's iterate starts at the inertial target) or \"positions\" "
+                    "(at the step's start positions, as the paper)");
+        }
         al.finish();
     }
     if (solver.has("newton_tolerance")) {

@@ -146,6 +146,9 @@ struct AlOptions {
     bool literal_order = false;      ///< the paper's Alg. 1 order: solve, then update the set
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
     bool settle = false;             ///< past B < ε, iterate on until the stopping rule passes
+    /// Where the AL iterate y starts each step: "inertial" (the integrator's x̂, e.g. xᵗ + h vᵗ) or
+    /// "positions" (xᵗ, the paper's §2.9)
+    std::string start = "inertial";
 };
 
 /// `solver.bal`: the barrier-augmented Lagrangian with inexact Newton-PCG (BAL spec, seed 002; README

@@ -238,9 +238,19 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         }
     }
 
-    // 1. y starts at xᵗ with the boundary on its targets (spec §2.8); the first set update sees the
-    //    collisions the boundary's motion causes.
-    Kokkos::deep_copy(m_direction, 0.0);
+    // 1. y starts at the inertial target x̂ (`start: inertial`; as far towards it as inverts no element,
+    //    the step bound's 80% volume rule) or at xᵗ (`positions`), with the boundary on its targets
+    //    (spec §2.8); the first set update sees the collisions of that motion.
+    if (m_options.start == "inertial") {
+        axpy(problem.x_hat, -1.0, x, m_direction);
+        const double fraction =
+            comm::allreduce_min(m_parts.comm, m_potential.elastic().max_step(x, m_direction));
+        if (fraction < 1.0) {
+            axpy(m_direction, fraction - 1.0, m_direction, m_direction); // direction × fraction
+        }
+    } else {
+        Kokkos::deep_copy(m_direction, 0.0);
+    }
     m_boundary.trial_point(x, m_direction, 1.0, m_y);
     advance_segment(x, seconds);
 

@@ -3,9 +3,10 @@
 /// @brief The barrier-free augmented Lagrangian with a CCD-built active set (AL spec, seed 000), on any
 /// number of ranks.
 ///
-/// Per step (spec §2.2, Alg. A): the AL iterate y (the spec's x̂) starts at xᵗ with prescribed rows and
-/// obstacles on their targets (§2.8: eliminated rows, no gradual arrival); the safe state x follows y along
-/// CCD-certified segments x ← x + α (y − x). Each outer iteration
+/// Per step (spec §2.2, Alg. A): the AL iterate y (the spec's x̂) starts at the integrator's inertial
+/// target x̂ with prescribed rows and obstacles on their targets (§2.8: eliminated rows, no gradual
+/// arrival); the safe state x follows y along CCD-certified segments x ← x + α (y − x). Each outer
+/// iteration
 ///   1. adds to the constraint set the pairs that collide on the segment x → y (earliest per vertex,
 ///      Alg. C) and drops those whose γ has faded,
 ///   2. linearises every constraint at x and runs projected Newton on y (Alg. B, one PCG solve per
@@ -15,14 +16,27 @@
 /// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5) and, with `settle` while
 /// any constraint is held, once the first Newton direction of an outer iteration passes the
 /// Newton-type stopping rule (stopping_rule.hpp) with the multipliers of the last dual update; at the latest
-/// after `max_outer_iterations` (logged; the step reports not converged). B alone (the paper, `settle`
-/// false) ends a step whatever the multipliers do: on a stiff block sliding down a slope (E = 1e8 Pa, h =
-/// 5 ms) the first dual update of a step overshoots to several times the block's weight, the next one
-/// releases every constraint, and K_min = 6 iterations later the step ends with the block hovering, held
-/// only by the fading springs of its inactive constraints; it hops every other step and slides at 1.87× the
-/// Coulomb acceleration; with `settle` it slides at Coulomb's, at about 10× the Newton iterations (the
-/// dual ascent contracts by 0.9–0.96 per outer iteration at μ = 0.1 × the diagonal), which is why it is
-/// not the default. With free motion (no constraint held) a step still takes exactly K_min Newton steps.
+/// after `max_outer_iterations` (logged; the step reports not converged). With free motion (no constraint
+/// held) a step takes exactly K_min Newton steps.
+///
+/// Where y starts (`start`). The paper resets y to xᵗ (§2.9). With lagged friction that start has zero
+/// slips, so the first Newton step sees the friction's sticking stiffness: a sliding block's base holds
+/// while its momentum tips it forward, and the first dual update books the tipping as multipliers (on a
+/// stiff block, E = 1e8 Pa, h = 5 ms on a 30° slope: the front edge at up to 1.6× the block's weight, the
+/// back released). K_min = 6 iterations do not undo it; the block hops every other step and slides at
+/// 1.87× Coulomb's acceleration. From the inertial target x̂ (xᵗ + h vᵗ for implicit Euler; the minimiser
+/// of the inertia term for every integrator) the slips are those of the sliding block, and the same scene
+/// slides at Coulomb's acceleration with the same six Newton steps per step. y may penetrate there (the
+/// first segment x → y brings the colliding pairs into the set, as the boundary's motion does) but may
+/// not invert: y goes only as far towards x̂ as the step bound's volume rule allows (at an impact x̂
+/// extrapolates the compression, and from an inverted y the outer iterations stalled at α ≈ 0). The
+/// other side of the trade, measured: where contacts come to rest (the 10 368-tet pile), the inertial
+/// start has them sliding, and projected Newton on lagged friction — no curvature along the slip in the
+/// sliding regime — overshoots the sticking zone and backtracks, so Alg. B's inner loop runs up to 22
+/// damped steps: 340 Newton iterations in 20 steps against 160 from xᵗ; the rollers (a slab drawn
+/// through a nip) go the other way, 688 against 1732. Capping the inner loop at one or two Newton steps
+/// won the pile back (120) but stalled the stone arch (α < 1e-4 for hundreds of iterations; the paper's
+/// reason for the loop), so the loop stays as the paper has it.
 ///
 /// Decisions where the paper is silent (spec §7): update-then-solve (item 1; `literal_order` switches);
 /// the new pairs of iteration k + 1 come from the CCD of iteration k's α along x → y, whose tail is the

@@ -613,12 +613,16 @@ TEST(Scene, ReadsAndValidatesAugmentedLagrangianSettings) {
     EXPECT_EQ(*scene.al.k_min, 4);
     EXPECT_TRUE(scene.al.settle);
     EXPECT_EQ(scene.al.mu_scale, 0.1);
+    EXPECT_EQ(scene.al.start, "inertial");
+    document["solver"]["al"] = {{"start", "positions"}};
+    EXPECT_EQ(parse_scene(document, "dir/scene.json").al.start, "positions");
     document["solver"]["al"] = nlohmann::json::object();
     EXPECT_FALSE(parse_scene(document, "dir/scene.json").al.settle);
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"k_min", 0, "solver.al.k_min", "must be >= 1"},
         {"epsilon", 1.0, "solver.al.epsilon", "(0, 1)"},
         {"settle", "yes", "solver.al.settle", "true or false"},
+        {"start", "rest", "solver.al.start", "\"inertial\""},
     };
     for (const auto& [name, value, key, words] : cases) {
         auto bad = intact::test::box_scene();
