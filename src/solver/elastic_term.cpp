@@ -10,6 +10,7 @@
 #include "src/core/error.hpp"
 
 #include <limits>
+#include <stdexcept>
 
 namespace intact::solver {
 
@@ -243,6 +244,31 @@ void ElasticTerm::evaluate_group(const Material& material,
                 }
             }
         });
+}
+
+void ElasticTerm::share_rest_data(const ElasticTerm& larger) {
+    const int n = static_cast<int>(m_tets.extent(0));
+    if (static_cast<int>(larger.m_tets.extent(0)) < n) {
+        throw std::logic_error("ElasticTerm::share_rest_data: the larger term has fewer elements");
+    }
+    const auto mine = m_tets;
+    const auto theirs = larger.m_tets;
+    int differing = 0;
+    Kokkos::parallel_reduce(
+        "intact::solver::compare_tets", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(const int e, int& count) {
+            for (int a = 0; a < 4; ++a) {
+                count += mine(e, a) != theirs(e, a) ? 1 : 0;
+            }
+        },
+        differing);
+    if (differing != 0) {
+        throw std::logic_error("ElasticTerm::share_rest_data: the larger term's leading elements differ");
+    }
+    const auto rows = Kokkos::make_pair(0, n);
+    m_tets = Kokkos::subview(larger.m_tets, rows, Kokkos::ALL);
+    m_dm_inverse = Kokkos::subview(larger.m_dm_inverse, rows, Kokkos::ALL, Kokkos::ALL);
+    m_volume = Kokkos::subview(larger.m_volume, rows);
 }
 
 void ElasticTerm::allocate_derivatives(bool hessians) {

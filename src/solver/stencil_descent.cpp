@@ -29,6 +29,16 @@ namespace intact::solver {
 
 namespace {
 
+/// Index of entry (r, c) of a symmetric 12×12 matrix stored as its upper triangle, row by row (78 values).
+KOKKOS_INLINE_FUNCTION int packed_upper(int r, int c) {
+    if (r > c) {
+        const int t = r;
+        r = c;
+        c = t;
+    }
+    return r * (23 - r) / 2 + c;
+}
+
 using kernels::Mat12;
 using kernels::Vec12;
 using KVec3 = kernels::Vec3;
@@ -209,7 +219,7 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
         change += d.mass(v) * ((row3(d.x, v) - row3(d.x_hat, v)).dot(step) + 0.5 * step.squaredNorm()) -
                   d.h2c * load.dot(step);
         for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-            const int e = d.element_entries(k, 0);
+            const int e = d.entry_element(k);
             bool first = true;
             for (int b = 0; b < a; ++b) {
                 first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
@@ -343,8 +353,8 @@ void StencilDescent::elastic_derivatives(bool hessians) {
                 for (int i = 0; i < 12; ++i) {
                     d.batch_gradient(k - lo, i) = g(i);
                     if (hessians) {
-                        for (int j = 0; j < 12; ++j) {
-                            d.batch_hessian(k - lo, i, j) = H(i, j);
+                        for (int j = i; j < 12; ++j) {
+                            d.batch_hessian(k - lo, packed_upper(i, j)) = H(i, j);
                         }
                     }
                 }
@@ -354,19 +364,20 @@ void StencilDescent::elastic_derivatives(bool hessians) {
             "intact::solver::stencil_vertex_sums", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
             KOKKOS_LAMBDA(const int v) {
                 for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-                    const int slot = d.element_position(d.element_entries(k, 0)) - lo;
+                    const int slot = d.element_position(d.entry_element(k)) - lo;
                     if (slot < 0) {
                         continue;
                     }
                     if (slot >= hi - lo) {
                         break;
                     }
-                    const int s = d.element_entries(k, 1);
+                    const int s = d.entry_corner(k);
                     for (int i = 0; i < 3; ++i) {
                         d.elastic_gradient(v, i) += d.batch_gradient(slot, 3 * s + i);
                         if (hessians) {
                             for (int j = 0; j < 3; ++j) {
-                                d.elastic_diagonal(v, i, j) += d.batch_hessian(slot, 3 * s + i, 3 * s + j);
+                                d.elastic_diagonal(v, i, j) +=
+                                    d.batch_hessian(slot, packed_upper(3 * s + i, 3 * s + j));
                             }
                         }
                     }
@@ -382,7 +393,7 @@ void StencilDescent::elastic_derivatives(bool hessians) {
                 const int u = d.edge_nodes(edge, 0);
                 const int w = d.edge_nodes(edge, 1);
                 for (int k = d.element_offsets(u); k < d.element_offsets(u + 1); ++k) {
-                    const int e = d.element_entries(k, 0);
+                    const int e = d.entry_element(k);
                     const int slot = d.element_position(e) - lo;
                     if (slot < 0) {
                         continue;
@@ -390,14 +401,15 @@ void StencilDescent::elastic_derivatives(bool hessians) {
                     if (slot >= hi - lo) {
                         break;
                     }
-                    const int su = d.element_entries(k, 1);
+                    const int su = d.entry_corner(k);
                     for (int sw = 0; sw < 4; ++sw) {
                         if (d.tets(e, sw) != w) {
                             continue;
                         }
                         for (int i = 0; i < 3; ++i) {
                             for (int j = 0; j < 3; ++j) {
-                                d.edge_block(edge, i, j) += d.batch_hessian(slot, 3 * su + i, 3 * sw + j);
+                                d.edge_block(edge, i, j) +=
+                                    d.batch_hessian(slot, packed_upper(3 * su + i, 3 * sw + j));
                             }
                         }
                     }
@@ -487,7 +499,7 @@ void StencilDescent::compute_steps(int first) {
                     continue;
                 }
                 for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
-                    const int e = d.element_entries(k2, 0);
+                    const int e = d.entry_element(k2);
                     if (d.model(e) != static_cast<int>(MaterialModel::neo_hookean)) {
                         continue;
                     }
@@ -547,8 +559,8 @@ void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
             int count = 0;
             int committed = -1;
             for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-                const int e = d.element_entries(k, 0);
-                const int s = d.element_entries(k, 1);
+                const int e = d.entry_element(k);
+                const int s = d.entry_corner(k);
                 if (e < d.num_elements && d.color(scheme, e) == color) {
                     committed = k;
                 }
@@ -568,8 +580,8 @@ void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
             for (int i = 0; i < 3; ++i) {
                 double step = count > 0 ? sum[i] / count : 0.0;
                 if (committed >= 0) {
-                    const int e = d.element_entries(committed, 0);
-                    step = d.steps(e, 3 * d.element_entries(committed, 1) + i);
+                    const int e = d.entry_element(committed);
+                    step = d.steps(e, 3 * d.entry_corner(committed) + i);
                 }
                 delta(v, i) = d.free(v) * step;
             }
@@ -884,7 +896,7 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
         m_data.xs = m_xs;
         m_data.topology = m_contact->topology();
     }
-    m_elastic.emplace(m_layout.mesh, parts.scene);
+    build_elastic();
     build_static_data();
     if (m_contact) {
         double mass = 0.0;
@@ -904,6 +916,13 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
             m_x_start = NodeField("intact::solver::stencil_x_start", local.num_local_nodes());
         }
     }
+}
+
+void StencilDescent::build_elastic() {
+    m_elastic.emplace(m_layout.mesh, m_parts.scene);
+    // The layout's elements start with the LocalMesh's, so the potential's elastic term (line search,
+    // energies, inversion bound) reads its rest data from this one instead of keeping its own copy.
+    m_parts.potential.elastic().share_rest_data(*m_elastic);
 }
 
 void StencilDescent::build_static_data() {
@@ -966,15 +985,13 @@ void StencilDescent::build_static_data() {
         std::sort(list.begin(), list.end());
         offsets(v + 1) = offsets(v) + static_cast<int>(list.size());
     }
-    d.element_entries =
-        decltype(d.element_entries)("intact::solver::stencil_element_entries", offsets(d.num_nodes));
+    d.element_entries = StencilData::IntView("intact::solver::stencil_element_entries", offsets(d.num_nodes));
     auto entries = Kokkos::create_mirror_view(d.element_entries);
     for (int v = 0; v < d.num_nodes; ++v) {
         mass(v) = 0.0;
         int k = offsets(v);
         for (const auto& [gid, entry] : around[static_cast<std::size_t>(v)]) {
-            entries(k, 0) = entry[0];
-            entries(k, 1) = entry[1];
+            entries(k) = 4 * entry[0] + entry[1];
             mass(v) += density[static_cast<std::size_t>(entry[0])] * volume(entry[0]) / 4.0;
             ++k;
         }
@@ -984,9 +1001,9 @@ void StencilDescent::build_static_data() {
     Kokkos::deep_copy(d.mass, mass);
 
     // Elasticity's batches: layout elements in ascending global id, `element_batch` at a time (automatic:
-    // a sixteenth of the layout, so the batch buffers (1248 bytes per element) stay a small share of the
-    // memory, and at least 1024, so that a batch still fills a GPU's cores reasonably; three kernels per
-    // batch and sweep).
+    // a sixteenth of the layout, so the batch buffers (720 bytes per element) stay a small share of the
+    // memory, and at least 1024 on a GPU, so that a batch still fills its cores reasonably, 256 on the
+    // host, whose threads a batch fills at any size; three kernels per batch and sweep).
     std::vector<int> order(static_cast<std::size_t>(num_layout_elements));
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) {
@@ -1004,7 +1021,8 @@ void StencilDescent::build_static_data() {
     }
     Kokkos::deep_copy(d.element_order, order_host);
     Kokkos::deep_copy(d.element_position, position);
-    const int automatic = std::max(1024, (num_layout_elements + 15) / 16);
+    constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+    const int automatic = std::max(on_host ? 256 : 1024, (num_layout_elements + 15) / 16);
     d.batch = std::max(
         1, std::min(num_layout_elements, m_options.element_batch > 0 ? m_options.element_batch : automatic));
     d.batch_gradient = decltype(d.batch_gradient)("intact::solver::stencil_batch_gradient", d.batch);
@@ -1384,7 +1402,7 @@ void StencilDescent::refresh_pairs(bool step_start) {
 void StencilDescent::rebuild_layout(const std::vector<RemoteNode>& rings,
                                     const std::vector<RemoteNode>& points) {
     m_layout = build_stencil_layout(m_parts.comm, m_local, m_parts.scene.halo_transport, rings, points);
-    m_elastic.emplace(m_layout.mesh, m_parts.scene);
+    build_elastic();
     build_static_data();
     if (m_problem) {
         load_state(m_x, *m_problem);
@@ -1547,7 +1565,7 @@ void StencilDescent::rebuild_pair_adjacency() {
     }
     Kokkos::deep_copy(d.pair_offsets, offsets);
     Kokkos::deep_copy(d.pair_entries, entries);
-    grow(d.steps, d.num_elements + d.num_pairs, "intact::solver::stencil_steps");
+    grow(d.steps, d.num_elements + d.num_pairs, "intact::solver::stencil_steps", d.num_elements);
     d.pair_derivatives.resize(d.num_pairs, true);
 }
 

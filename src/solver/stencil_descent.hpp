@@ -107,8 +107,9 @@ struct StencilData {
     int batch = 1;            ///< layout elements per batch
     IntView element_order;    ///< layout elements by ascending global element id
     IntView element_position; ///< per layout element, its index in element_order
-    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> batch_gradient;    ///< V ψ's gradient
-    Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace> batch_hessian; ///< V ψ's PSD Hessian
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> batch_gradient; ///< V ψ's gradient
+    /// V ψ's PSD Hessian, its upper triangle row by row (packed_upper; 624 bytes per element, not 1152)
+    Kokkos::View<double* [78], Kokkos::LayoutRight, MemSpace> batch_hessian;
     NodeField elastic_gradient; ///< per stencil vertex: Σ_e ∇_v(V ψ), unweighted
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> elastic_diagonal; ///< Σ_e ∇²_vv(V ψ)
     Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> edge_nodes; ///< per edge: stencil vertices u < w
@@ -119,9 +120,8 @@ struct StencilData {
     IntView model;                                                    ///< per layout element: MaterialModel
     RealView mu, lambda;                                              ///< per layout element (Pa)
     IntView element_offsets; ///< per stencil vertex: [offsets(v), offsets(v+1)) in element_entries
-    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace>
-        element_entries;  ///< (element, slot), by element gid
-    IntView pair_offsets; ///< per stencil vertex, into pair_entries
+    IntView element_entries; ///< 4 × element + the vertex's corner in it, by element gid (entry_*)
+    IntView pair_offsets;    ///< per stencil vertex, into pair_entries
     Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> pair_entries; ///< (pair, slot), pair order
     Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace> pair_nodes;   ///< per pair slot: node or −1
     RealView mass;             ///< per stencil vertex (kg), summed in element-id order
@@ -144,6 +144,10 @@ struct StencilData {
     double gravity[3] = {0.0, 0.0, 0.0}; ///< m/s² (a plain array: device code reads it)
     int cg_iterations = 12;
     double toi_factor = 0.8;
+
+    /// The layout element and the vertex's corner (0–3) of entry k of element_entries.
+    KOKKOS_INLINE_FUNCTION int entry_element(int k) const { return element_entries(k) >> 2; }
+    KOKKOS_INLINE_FUNCTION int entry_corner(int k) const { return element_entries(k) & 3; }
 };
 
 class StencilDescent final : public StepSolver {
@@ -229,6 +233,8 @@ public:
                       const contact::SurfaceField& out) const;
 
 private:
+    /// m_elastic on the layout mesh, shared with the potential's elastic term (one copy of D_m⁻¹).
+    void build_elastic();
     void build_static_data();
     /// B (m_pair_set) to the device, then the per-vertex pair adjacency.
     void upload_pairs();
