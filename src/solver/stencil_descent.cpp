@@ -918,6 +918,28 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
     }
 }
 
+void StencilDescent::release_static_data() {
+    // Every view build_static_data() makes for the layout, so that the old and the new layout's are not
+    // held together (the peak memory of a rebuild would otherwise count them twice).
+    StencilData& d = m_data;
+    d.tets = {};
+    d.dm_inverse = {};
+    d.volume = {};
+    d.model = d.element_offsets = d.element_entries = d.element_order = d.element_position = {};
+    d.mu = d.lambda = d.mass = d.free = {};
+    d.batch_gradient = {};
+    d.batch_hessian = {};
+    d.elastic_gradient = d.x = d.x_hat = d.force = d.gradient = {};
+    d.elastic_diagonal = {};
+    d.diagonal = {};
+    d.stencil_edges = {};
+    d.edge_nodes = {};
+    d.edge_block = {};
+    d.color = {};
+    d.steps = {};
+    m_elastic.reset();
+}
+
 void StencilDescent::build_elastic() {
     m_elastic.emplace(m_layout.mesh, m_parts.scene);
     // The layout's elements start with the LocalMesh's, so the potential's elastic term (line search,
@@ -1402,6 +1424,7 @@ void StencilDescent::refresh_pairs(bool step_start) {
 void StencilDescent::rebuild_layout(const std::vector<RemoteNode>& rings,
                                     const std::vector<RemoteNode>& points) {
     m_layout = build_stencil_layout(m_parts.comm, m_local, m_parts.scene.halo_transport, rings, points);
+    release_static_data();
     build_elastic();
     build_static_data();
     if (m_problem) {

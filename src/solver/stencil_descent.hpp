@@ -233,6 +233,8 @@ public:
                       const contact::SurfaceField& out) const;
 
 private:
+    /// Drop the layout's views before a rebuild (see the .cpp).
+    void release_static_data();
     /// m_elastic on the layout mesh, shared with the potential's elastic term (one copy of D_m⁻¹).
     void build_elastic();
     void build_static_data();
