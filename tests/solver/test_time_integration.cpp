@@ -1,6 +1,7 @@
 // The integrators' physics on whole simulations (one rank; the partition-dependent checks are in
 // test_integrator_ranks): order of accuracy on a vibrating beam, energy over 2 s (conservation and
-// exponential decay with A-search), and a bouncing block with IPC contact (rebounds, no penetration).
+// exponential decay with A-search), a bouncing block with IPC contact (rebounds, no penetration) and the
+// paper's bouncing ball (rebounds within 5% with ipc and al).
 #include "tests/solver/time_integration_scenes.hpp"
 
 namespace {
@@ -130,8 +131,9 @@ TEST(TimeIntegration, BouncingBlockKeepsBouncingWithASearchAndNeverPenetrates) {
         }
     }
     // A-search bounces three times and keeps the total energy; implicit Euler never rises again. The
-    // issue's "rebound within 5%" does not hold on this coarse block: each impact leaves part of the
-    // (conserved) energy in the block's vibration, measured rebounds 0.64, 0.80, 0.74 of the drop.
+    // issue's "rebound within 5%" (BouncingBallKeepsItsReboundWithASearch) does not hold on this coarse
+    // 2 × 2 × 2-cell block: each impact leaves part of the (conserved) energy in the block's vibration,
+    // measured rebounds 0.65, 0.80, 0.82 of the drop.
     ASSERT_GE(apexes["a_search"].size(), 3u);
     for (std::size_t k = 0; k < 3; ++k) {
         EXPECT_GT(apexes["a_search"][k], 0.5) << "bounce " << k;
@@ -139,6 +141,72 @@ TEST(TimeIntegration, BouncingBlockKeepsBouncingWithASearchAndNeverPenetrates) {
     EXPECT_NEAR(final_energy["a_search"], 1.0, 0.02);
     EXPECT_TRUE(apexes["implicit_euler"].empty());
     EXPECT_LT(final_energy["implicit_euler"], 0.6);
+}
+
+TEST(TimeIntegration, BouncingBallKeepsItsReboundWithASearch) {
+    // The paper's bouncing ball (spec §5, validation 4): 10 cm across (inputs/meshes/ball.msh, 207 nodes,
+    // scaled by 0.5), neo-Hookean E = 1e6 Pa, dropped 1 m onto a frictionless plane at h = 1/120 s, with
+    // `ipc` and with `al` (k_min 12: with fewer outer iterations an impact loses energy that A-search then
+    // has to pump back; README "A-search"). A-search keeps each of the first three rebounds within 5% of
+    // the drop (measured 0.979, 0.977, 0.972 with ipc; 0.972 and lower before free-flight steps deferred
+    // the centre of mass's implicit-Euler loss to the next impact, a_search.hpp); implicit Euler loses
+    // most of the energy at the first impact. Never penetrating: `intact check` on the written frames.
+    const double radius = 0.05;
+    const double drop = 1.0;
+    auto ball = [&](const std::string& integrator, const std::string& solver) {
+        json body;
+        body["mesh"]["file"] = INTACT_SOURCE_DIR "/inputs/meshes/ball.msh";
+        body["scale"] = 0.5;
+        body["translate"] = {0.0, 0.0, radius + drop};
+        body["material"] = {
+            {"model", "neo_hookean"}, {"youngs_modulus", 1e6}, {"poisson_ratio", 0.4}, {"density", 1000.0}};
+        json scene;
+        // Three rebounds; implicit Euler only through the first impact and the time it would take to rise.
+        scene["time"] = {{"dt", 1.0 / 120.0}, {"end", integrator == "a_search" ? 2.9 : 1.2}};
+        scene["gravity"] = {0.0, 0.0, -9.81};
+        scene["bodies"] = json::array({body});
+        scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+        scene["contact"] = {{"enabled", true}};
+        scene["integrator"] = {{"type", integrator}};
+        scene["solver"] = {{"type", solver}};
+        if (solver == "al") {
+            scene["solver"]["al"] = {{"k_min", 12}};
+        }
+        scene["output"] = {{"every", 4}};
+        return scene;
+    };
+    for (const auto& [integrator, solver] : std::vector<std::pair<std::string, std::string>>{
+             {"a_search", "ipc"}, {"a_search", "al"}, {"implicit_euler", "ipc"}}) {
+        const std::string name = "ball_" + integrator + "_" + solver;
+        Simulation simulation = make_simulation(ball(integrator, solver), name);
+        std::vector<double> heights{centre_height(simulation)};
+        simulation.run([&](const solver::StepResult&) { heights.push_back(centre_height(simulation)); });
+        std::vector<double> rebounds;
+        for (std::size_t n = 1; n + 1 < heights.size(); ++n) {
+            if (heights[n] > heights[n - 1] && heights[n] >= heights[n + 1] &&
+                heights[n] > radius + 0.1 * drop) {
+                rebounds.push_back((heights[n] - radius) / drop);
+            }
+        }
+        if (world_rank() == 0) {
+            std::printf("%s: rebound heights / drop height:", name.c_str());
+            for (double r : rebounds) {
+                std::printf(" %.4f", r);
+            }
+            std::printf("\n");
+            std::ostringstream log;
+            EXPECT_TRUE(tools::check_output(simulation.output_dir(), log).clean())
+                << name << ": " << log.str();
+        }
+        if (integrator == "a_search") {
+            ASSERT_GE(rebounds.size(), 3u) << name;
+            for (std::size_t k = 0; k < 3; ++k) {
+                EXPECT_NEAR(rebounds[k], 1.0, 0.05) << name << " bounce " << k;
+            }
+        } else {
+            EXPECT_TRUE(rebounds.empty() || rebounds.front() < 0.5) << name;
+        }
+    }
 }
 
 TEST(TimeIntegration, ImplicitMidpointNeverLeavesAStatePastTheWall) {
