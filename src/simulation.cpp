@@ -477,6 +477,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"energy_target", control && control->target ? json(*control->target) : json(nullptr)},
              {"alpha", control && control->alpha ? json(*control->alpha) : json(nullptr)},
              {"dissipated_energy", control ? json(control->dissipated) : json(nullptr)},
+             {"deferred_energy", control && control->target ? json(control->deferred) : json(nullptr)},
              {"move_fraction", step > 0 && fraction ? json(*fraction) : json(nullptr)},
              {"phase_seconds",
               {{"contact", result.seconds.contact},

@@ -240,8 +240,8 @@ void ASearch::end_step(const StepProblem& problem, const NodeField& x, const Nod
 
     // 6. vⁿ⁺¹ = w − α Dv (ghost rows from their owners).
     correct_velocity(alpha, v);
-    m_control =
-        EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(target), alpha, dissipated};
+    m_control = EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(target), alpha, dissipated,
+                              m_deferred};
 
     // 7. The end becomes the next step's start.
     std::swap(m_start_gradient, m_end_gradient);
@@ -268,7 +268,8 @@ void ASearch::save(io::CheckpointWriter& out) const {
 }
 
 void ASearch::restore(const io::CheckpointReader& in) {
-    // start() ran at x⁰ and sized the term fields; everything it computed is replaced.
+    // start() ran at x⁰ and sized the term fields; everything it computed is replaced but m_flight_mass,
+    // which depends only on the masses and the constraints.
     const std::vector<double> scalars = in.values("a_search/scalars");
     // Six scalars: a checkpoint written before the deferred loss was kept (none is deferred then).
     const bool known = scalars.size() == 6 || scalars.size() == 7;
@@ -278,9 +279,9 @@ void ASearch::restore(const io::CheckpointReader& in) {
     m_target.restore(scalars[0]);
     m_deferred = scalars.size() == 7 ? scalars[6] : 0.0;
     m_steps_taken = static_cast<int>(scalars[1]);
-    m_control =
-        EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(scalars[0]),
-                      scalars[3] != 0.0 ? std::optional<double>(scalars[4]) : std::nullopt, scalars[5]};
+    m_control = EnergyControl{m_fixed_alpha ? std::nullopt : std::optional<double>(scalars[0]),
+                              scalars[3] != 0.0 ? std::optional<double>(scalars[4]) : std::nullopt,
+                              scalars[5], m_deferred};
     m_start_term_energies = in.values("a_search/term_energies");
     m_start_term_weights = in.values("a_search/term_weights");
     in.node_field("a_search/start_gradient", m_start_gradient);

@@ -7,9 +7,10 @@
 /// meets an energy target T (EnergyTarget), clipped to [α_min, α_max]. Positions are exactly the
 /// implicit-Euler minimiser, so whatever the solver guarantees (no penetration, no inversion) holds.
 ///
-/// Distribution (spec §7): one reduction per step of [Ψ, gravity, each conservative term, KW, WD, DD, D]
-/// to rank 0 and one broadcast of the reduced numbers, so every rank computes the same α from the same
-/// bits. Friction is not part of P: it acts inside the solve and its work D enters the target.
+/// Distribution (spec §7): one reduction per step of [Ψ, gravity, KW, WD, DD, D, Σ‖∇ terms‖², applied
+/// forces, each conservative term] to rank 0 and one broadcast of the reduced numbers, so every rank
+/// computes the same α from the same bits (start() reduces the total mass and constraints once more).
+/// Friction is not part of P: it acts inside the solve and its work D enters the target.
 ///
 /// Barrier stiffness: when a conservative term's weight changes between steps (IPC's κ starts afresh
 /// every step and may double), P changes definition; the cached ∇P(xⁿ) and energy of that term are
@@ -17,7 +18,7 @@
 ///
 /// Free flight [OURS; spec §3.6 says only that IE's free-fall loss, which Dv cannot return, is repaid
 /// "once contact/elastic forces appear"]. In a step where no conservative term (contact) exerts a force
-/// at xⁿ or xⁿ⁺¹, no applied force acts and no node is constrained, the centre of mass of every body
+/// at xⁿ or xⁿ⁺¹, the scene has no applied force and no node is constrained, the centre of mass of every body
 /// falls exactly as implicit Euler lets it, losing ½ h² |g|² M per step (M the total mass), and internal
 /// forces cannot change that. Aiming α at Tⁿ⁺¹ there pins it at or above 1 for the whole flight, and α > 1
 /// pays the centre of mass's loss into the only directions Dv has, the bodies' internal motion: a bouncing
@@ -34,8 +35,8 @@
 namespace intact::solver {
 
 /// α from H(α) = a α² + b α + c0 = target (spec §3.3): the real root closest to 1; when the parabola
-/// is flat (Dv ≈ 0) α_max if the energy is short, else 1; when no root exists (the target lies below
-/// every reachable energy) α_min; clipped to [α_min, α_max]. Host.
+/// is flat (Dv ≈ 0) α_max if the energy is short by more than 1e-12 relative, else 1; when no root exists
+/// (the target lies below every reachable energy) α_min; clipped to [α_min, α_max]. Host.
 double solve_alpha(double a, double b, double c0, double target, double alpha_min, double alpha_max);
 
 /// The energy target schedule (spec §3.2): T₀ = s₀ H₀; per step Tⁿ⁺¹ = E_g + e^(−h/τ) (Tⁿ − E_g − Dⁿ⁺¹)

@@ -10,7 +10,6 @@
 #include "src/core/error.hpp"
 
 #include <limits>
-#include <stdexcept>
 
 namespace intact::solver {
 
@@ -248,9 +247,8 @@ void ElasticTerm::evaluate_group(const Material& material,
 
 void ElasticTerm::share_rest_data(const ElasticTerm& larger) {
     const int n = static_cast<int>(m_tets.extent(0));
-    if (static_cast<int>(larger.m_tets.extent(0)) < n) {
-        throw std::logic_error("ElasticTerm::share_rest_data: the larger term has fewer elements");
-    }
+    INTACT_REQUIRE(static_cast<int>(larger.m_tets.extent(0)) >= n,
+                   "ElasticTerm::share_rest_data: the larger term has fewer elements");
     const auto mine = m_tets;
     const auto theirs = larger.m_tets;
     int differing = 0;
@@ -262,9 +260,7 @@ void ElasticTerm::share_rest_data(const ElasticTerm& larger) {
             }
         },
         differing);
-    if (differing != 0) {
-        throw std::logic_error("ElasticTerm::share_rest_data: the larger term's leading elements differ");
-    }
+    INTACT_REQUIRE(differing == 0, "ElasticTerm::share_rest_data: the larger term's leading elements differ");
     const auto rows = Kokkos::make_pair(0, n);
     m_tets = Kokkos::subview(larger.m_tets, rows, Kokkos::ALL);
     m_dm_inverse = Kokkos::subview(larger.m_dm_inverse, rows, Kokkos::ALL, Kokkos::ALL);

@@ -61,8 +61,8 @@ public:
 
     /// Keep one copy of the rest data: this term's tets, D_m⁻¹ and V become views of the leading rows of
     /// `larger`'s, whose mesh must hold this term's elements first, in the same order (stencil descent's
-    /// layout mesh extends the LocalMesh so). Saves 88 bytes per element once this term's own copy is
-    /// released. Throws std::logic_error when the leading tets differ.
+    /// layout mesh extends the LocalMesh so). Saves 96 bytes per element once this term's own copy is
+    /// released. Aborts the job (INTACT_REQUIRE) when the leading tets differ: a programming error.
     void share_rest_data(const ElasticTerm& larger);
 
     /// Launch the kernels of one material over the elements `[begin, end)` of the body ordering. Public

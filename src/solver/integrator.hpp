@@ -86,6 +86,7 @@ struct EnergyControl {
     std::optional<double> target; ///< Tⁿ⁺¹, J (A-search; none for A-1)
     std::optional<double> alpha;  ///< α of the velocity update (none before the first step)
     double dissipated = 0.0;      ///< Dⁿ⁺¹: friction work of the step, J
+    double deferred = 0.0;        ///< A-search's free-flight loss not yet aimed at, J (a_search.hpp)
 };
 
 /// The largest fraction t ∈ (0, 1] of a move from → from + direction that inverts no element and closes

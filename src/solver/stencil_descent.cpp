@@ -919,8 +919,10 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
 }
 
 void StencilDescent::release_static_data() {
-    // Every view build_static_data() makes for the layout, so that the old and the new layout's are not
-    // held together (the peak memory of a rebuild would otherwise count them twice).
+    // The views build_static_data() makes for the layout, so that the old layout's and the new are not
+    // held together (the peak memory of a rebuild counted both). Not these: the old rest data (tets, D_m⁻¹,
+    // V) stays alive through the potential's elastic term until build_elastic() shares the new one, and
+    // the new StencilLayout exists already.
     StencilData& d = m_data;
     d.tets = {};
     d.dm_inverse = {};
@@ -937,6 +939,10 @@ void StencilDescent::release_static_data() {
     d.edge_block = {};
     d.color = {};
     d.steps = {};
+    d.pair_offsets = {};
+    d.pair_edges = {};
+    m_layout_scratch = {};
+    m_node_row = {};
     m_elastic.reset();
 }
 

@@ -372,10 +372,19 @@ constexpr int k_short_steps = 8;
 constexpr int k_short_checkpoint = 4;
 
 /// The restart scene run by another method: "al" (AL solver with friction, implicit Euler), "al_a_search"
-/// (AL solver under A-search), "bal" (BAL solver, implicit Euler), or an integrator with IPC ("bdf2",
-/// "newmark", "a_search").
+/// (AL solver under A-search), "bal" (BAL solver, implicit Euler), an integrator with IPC ("bdf2",
+/// "newmark", "a_search"), or "a_search_flight": A-search with both blocks in free flight through the
+/// checkpoint (no moving boundary, the falling block 0.3 m higher), so the checkpoint holds a deferred
+/// free-flight loss.
 json variant_scene(const std::string& variant, int steps) {
     json s = restart_scene(steps);
+    if (variant == "a_search_flight") {
+        s["integrator"]["type"] = "a_search";
+        s["bodies"][1].erase("moving");
+        s["bodies"][0]["mesh"]["box"]["min"][2] = 0.305;
+        s["bodies"][0]["mesh"]["box"]["max"][2] = 0.505;
+        return s;
+    }
     if (variant == "al" || variant == "al_a_search") {
         s["solver"]["type"] = "al";
     }
@@ -394,8 +403,8 @@ json variant_scene(const std::string& variant, int steps) {
 void expect_same_physics(const json& a, const json& b) {
     for (const char* key :
          {"step", "time", "newton_iterations", "linear_iterations", "contact_pairs", "kinetic_energy",
-          "elastic_energy", "total_energy", "energy_target", "alpha", "dissipated_energy", "outer_iterations",
-          "active_set_size", "barrier_stiffness"}) {
+          "elastic_energy", "total_energy", "energy_target", "alpha", "dissipated_energy", "deferred_energy",
+          "outer_iterations", "active_set_size", "barrier_stiffness"}) {
         EXPECT_EQ(a.contains(key), b.contains(key)) << "metrics key " << key << " at step " << a["step"];
         if (a.contains(key) && b.contains(key)) {
             EXPECT_EQ(a[key], b[key]) << "metrics key " << key << " at step " << a["step"];
@@ -422,9 +431,15 @@ TEST_P(RestartMethod, SameRankCountContinuesBitForBit) {
         const auto expected = metrics_of(reference_dir);
         ASSERT_EQ(lines.size(), static_cast<std::size_t>(k_short_steps + 1));
         ASSERT_EQ(expected.size(), lines.size());
-        // The checkpoint must hold live state: bodies in contact (AL: constraints in the set).
+        // The checkpoint must hold live state: bodies in contact (AL: constraints in the set), or for the
+        // free-flight variant a deferred loss.
         const json& at_checkpoint = expected[static_cast<std::size_t>(k_short_checkpoint)];
-        EXPECT_GT(at_checkpoint["contact_pairs"].get<int>(), 0) << "no contact at the checkpoint";
+        if (variant == "a_search_flight") {
+            EXPECT_GT(at_checkpoint["deferred_energy"].get<double>(), 0.0)
+                << "nothing deferred at the checkpoint";
+        } else {
+            EXPECT_GT(at_checkpoint["contact_pairs"].get<int>(), 0) << "no contact at the checkpoint";
+        }
         if (variant.rfind("al", 0) == 0) {
             EXPECT_GT(at_checkpoint["active_set_size"].get<int>(), 0) << "no constraint at the checkpoint";
         }
@@ -462,10 +477,11 @@ TEST_P(RestartMethod, OnMoreRanksWithinOneMillionth) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods,
-                         RestartMethod,
-                         ::testing::Values("al", "al_a_search", "bal", "bdf2", "newmark", "a_search"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(
+    Methods,
+    RestartMethod,
+    ::testing::Values("al", "al_a_search", "bal", "bdf2", "newmark", "a_search", "a_search_flight"),
+    [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(Restart, WithoutACheckpointIsAnErrorThatSaysSo) {
     const std::string dir = dir_of("none");
