@@ -71,4 +71,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 if [[ -n ${DISPLAY:-} ]]; then
   exec pvbatch "$@"
 fi
-exec xvfb-run -a -s "-screen 0 1920x1200x24" pvbatch "$@"
+# `-a` takes the first free display from `-n` on; starting from a number of this process's own (not 99
+# every time) keeps a run from taking the display of the previous one's X server while that one is
+# still shutting down (seen in ctest: "bad X server connection. DISPLAY=:99" right after another check).
+exec xvfb-run -a -n $((100 + $$ % 800)) -s "-screen 0 1920x1200x24" pvbatch "$@"
