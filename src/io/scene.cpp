@@ -238,6 +238,12 @@ void read_bal_options(JsonObject& solver, Scene& scene) {
     if (o.stall_window < 1) {
         bal.fail("stall_window", "must be >= 1", "give the PCG stall window in iterations, e.g. 100");
     }
+    o.stall_test = bal.optional<std::string>("stall_test", o.stall_test);
+    if (o.stall_test != "energy" && o.stall_test != "residual") {
+        bal.fail("stall_test", "unknown value '" + o.stall_test + "'",
+                 "use \"energy\" (PCG stops once its CG model stops falling) or \"residual\" (once ‖r‖ "
+                 "reaches no new low: the paper's words)");
+    }
     o.friction_update = bal.optional<std::string>("friction_update", o.friction_update);
     if (o.friction_update != "per_iteration" && o.friction_update != "per_solve") {
         bal.fail("friction_update", "unknown value '" + o.friction_update + "'",

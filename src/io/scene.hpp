@@ -157,10 +157,11 @@ struct BalOptions {
     std::optional<double> augment_distance; ///< m: A′ takes pairs closer than this; absent: 1e-2 d̂
     double sigma_growth = 1.2;              ///< σ's factor per iteration with a pair that close
     double sigma_jump = 100.0;              ///< … and its jump target, this × σ₀
-    std::string sigma_rule = "max";         ///< "max": max(growth σ, jump σ₀) (paper); "min": capped
-    double tolerance = 1e-4;     ///< stop at ‖∇L‖ ≤ tolerance ‖∇L at the first iterate‖
-    double pcg_tolerance = 1e-4; ///< relative PCG residual of each inexact Newton step
-    int stall_window = 100;      ///< PCG stops when ‖r‖ did not fall over this many iterations
+    std::string sigma_rule = "min";         ///< "max": max(growth σ, jump σ₀) (paper); "min": capped
+    double tolerance = 1e-4;           ///< stop at ‖∇L‖ ≤ tolerance ‖∇L at the first iterate‖
+    double pcg_tolerance = 1e-4;       ///< relative PCG residual of each inexact Newton step
+    int stall_window = 100;            ///< PCG stops when it has stalled over this many iterations …
+    std::string stall_test = "energy"; ///< … of its CG model ("energy") or of ‖r‖ ("residual", paper)
     std::string friction_update = "per_iteration"; ///< or "per_solve" (lagged once at xᵗ)
 };
 

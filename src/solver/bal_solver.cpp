@@ -20,6 +20,12 @@ namespace {
 constexpr double rescue_step = 1e-9;
 constexpr int rescue_iterations = 100;
 constexpr int max_rescues = 3;
+// The paper's relative test ‖e‖ ≤ tolerance ‖e₀‖ ends a step only with the unbalanced force per mass below
+// this many ε_a as well (a tenth of |g| with the default ε_a). A step that starts with pairs deep inside d̂
+// has an ‖e₀‖ made of their barrier push: the stone arch's first step (blocks 0.25 µm apart, d̂ = 1 µm) met
+// the bare test with 852 m/s² unbalanced, now with 0.11–0.93. A guard of 100 ε_a cost the soft pile of
+// bench_step 10% more Newton iterations (320 → 353 in 20 steps).
+constexpr double relative_test_guard = 1000.0;
 
 } // namespace
 
@@ -36,6 +42,7 @@ BalSolver::BalSolver(const StepParts& parts, const NewtonSettings& settings)
     m_linear = settings.linear;
     m_linear.tolerance = m_options.pcg_tolerance;
     m_linear.stall_window = m_options.stall_window;
+    m_linear.stall_test = m_options.stall_test == "residual" ? StallTest::residual : StallTest::energy;
     if (!m_contact) {
         return;
     }
@@ -263,14 +270,17 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
             result.warm_start_iterations += linear.warm_start_iterations;
         }
 
-        // 4. The paper's relative test on the pre-step gradient, with the stopping rule as its floor.
+        // 4. The paper's relative test on the pre-step gradient (guarded, above), with the stopping rule as
+        //    its floor.
         const NewtonMeasures measures =
             measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
                            m_potential.free_mask(), m_potential.num_owned(), problem.h);
         result.residual = first_norm > 0.0 ? norm / first_norm : 0.0;
         result.residual_acceleration = measures.residual_acceleration;
-        const bool stop = remaining == 0.0 &&
-                          (norm <= m_options.tolerance * first_norm || measures.converged(m_settings.stop));
+        const bool relative_test =
+            norm <= m_options.tolerance * first_norm &&
+            measures.residual_acceleration < relative_test_guard * m_settings.stop.acceleration;
+        const bool stop = remaining == 0.0 && (relative_test || measures.converged(m_settings.stop));
 
         // 5. Step bound and line search (with the rescue), then accept.
         double energy_scale = 0.0;

@@ -17,16 +17,23 @@
 ///   2. friction re-lagged at x with normal forces −φ′ (barrier and augmentation; `per_iteration`, §2.8)
 ///      until ‖e‖ has not reached a new minimum for 3 iterations, then kept for the rest of the step (a
 ///      moving objective need not converge), or only at xᵗ (`per_solve`);
-///   3. e = ∇L_σ and the projected Hessian; p from PCG to relative `pcg_tolerance`, stopping early when
-///      ‖r‖ has not fallen over `stall_window` iterations (§3.5), optionally from the decade warm start;
+///   3. e = ∇L_σ and the projected Hessian; p from PCG to relative `pcg_tolerance`, stopping early once
+///      the solve has stalled over `stall_window` iterations (§3.5), optionally from the decade warm start.
+///      `stall_test` "energy" (default) watches CG's model ½pᵀHp + eᵀp, "residual" (the paper's words) ‖r‖,
+///      which on the stone arch stopped every PCG with ‖r‖ at 0.01–1.5 ‖e‖: Newton then wandered (100
+///      iterations without converging in a step at 2 ranks; 12 with the energy test; pcg.hpp);
 ///   4. the step bound (inversion + CCD) and backtracking on L_σ (σ, μ, s, A′, friction frozen; A
 ///      re-detected at every trial point); a step below 1e-9 (or a failed search) runs 100 more PCG
 ///      iterations from p and searches again (§3.6; at most 3 times);
 ///   5. the paper's stop (line 13, tested on the pre-step gradient, the step still taken): ‖e‖ ≤
-///      `tolerance` ‖e₀‖, or the project's stopping rule (stopping_rule.hpp) as the absolute floor of spec
-///      note (a), so that scenes at rest stop;
+///      `tolerance` ‖e₀‖ with at most 1000 ε_a of force per mass unbalanced (our guard, bal_solver.cpp),
+///      or the project's stopping rule (stopping_rule.hpp) as the absolute floor of spec note (a), so
+///      that scenes at rest stop;
 ///   6. sᵢ, μᵢ updated at the new iterate (Alg. 1 literally), and σ grown by `sigma_rule` when a pair of A
-///      is closer than augment_distance there.
+///      is closer than augment_distance there: "min" (default, spec A4's capped rule) σ ← max(σ,
+///      min(growth σ, jump σ₀)); "max" (the paper) σ ← max(growth σ, jump σ₀), which jumped σ a hundredfold
+///      in one iteration on the soft pile and took 100 Newton iterations to re-balance (bench_step's
+///      20 steps: 403 Newton, 94 131 PCG iterations, 19 of 20 steps converged; "min": 320, 32 321, 20).
 /// Prescribed rows and obstacles arrive gradually as in IPC (ipc_solver.hpp). σ, A′, μ and s are reset
 /// every step (spec A4, A7); nothing but the friction's step-start rows is carried between iterations
 /// beyond those.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace intact::solver {
 
@@ -241,8 +242,12 @@ PcgResult Pcg::solve(const LinearOperator& A,
     //    both sums (update_residual), and x += α p fused with the new direction (x is one step behind r
     //    until then).
     double r_norm = std::sqrt(sums[0]);
-    double lowest = r_norm; // the stall window's lowest ‖r‖ so far, and when
+    double lowest = r_norm; // the residual stall test: the lowest ‖r‖ so far, and when
     int lowest_at = -1;
+    // The energy stall test: φ(x₀) − φ(x_k) for the last stall_window + 1 values of k (a ring).
+    const int window = settings.stall_window;
+    std::vector<double> decrease(window > 0 && settings.stall_test == StallTest::energy ? window + 1 : 0,
+                                 0.0);
     for (int it = 0; it < settings.max_iterations; ++it) {
         m_halo.gather(p);
         A(p, q);
@@ -266,13 +271,24 @@ PcgResult Pcg::solve(const LinearOperator& A,
         const double rz_new = dots[1];
         r_norm = std::sqrt(dots[0]);
         bool stop = r_norm <= settings.tolerance * b_norm;
-        // Stalled: no new lowest ‖r‖ in the last stall_window iterations (CG's residual is not monotone, so
-        // comparing with the one iterate `window` back would stop on a mere oscillation).
-        if (!stop && settings.stall_window > 0) {
+        if (!decrease.empty()) {
+            // Stalled: φ fell by at most tolerance² of its whole decrease over the last window (the
+            // A-norm error is then about tolerance of the solution's, as ‖r‖ ≤ tolerance ‖b‖ asks).
+            const double total = decrease[it % (window + 1)] + 0.5 * alpha * rz;
+            decrease[(it + 1) % (window + 1)] = total;
+            const double before = decrease[(it + 2) % (window + 1)]; // the value `window` iterations back
+            if (!stop && it + 1 >= window &&
+                total - before <= settings.tolerance * settings.tolerance * total) {
+                result.stalled = true;
+                stop = true;
+            }
+        } else if (!stop && window > 0) {
+            // Stalled: no new lowest ‖r‖ in the last window (CG's residual is not monotone, so comparing
+            // with the one iterate `window` back would stop on a mere oscillation).
             if (r_norm < lowest) {
                 lowest = r_norm;
                 lowest_at = it;
-            } else if (it - lowest_at >= settings.stall_window) {
+            } else if (it - lowest_at >= window) {
                 result.stalled = true;
                 stop = true;
             }

@@ -159,21 +159,26 @@ TEST(Scene, ReadsAndValidatesBalSettings) {
                           {"preconditioner", "decade_warm_start"},
                           {"bal",
                            {{"augment_distance", 2e-6},
-                            {"sigma_rule", "min"},
+                            {"sigma_rule", "max"},
                             {"stall_window", 50},
+                            {"stall_test", "residual"},
                             {"friction_update", "per_solve"}}}};
     const auto scene = parse_scene(document, "s.json");
     EXPECT_EQ(scene.solver, "bal");
     EXPECT_EQ(scene.preconditioner, "decade_warm_start");
     EXPECT_EQ(*scene.bal.augment_distance, 2e-6);
-    EXPECT_EQ(scene.bal.sigma_rule, "min");
+    EXPECT_EQ(scene.bal.sigma_rule, "max");
     EXPECT_EQ(scene.bal.sigma_growth, 1.2);
     EXPECT_EQ(scene.bal.sigma_jump, 100.0);
     EXPECT_EQ(scene.bal.tolerance, 1e-4);
     EXPECT_EQ(scene.bal.pcg_tolerance, 1e-4);
     EXPECT_EQ(scene.bal.stall_window, 50);
+    EXPECT_EQ(scene.bal.stall_test, "residual");
     EXPECT_EQ(scene.bal.friction_update, "per_solve");
-    EXPECT_EQ(parse_scene(intact::test::box_scene(), "s.json").preconditioner, "block_jacobi");
+    const auto defaults = parse_scene(intact::test::box_scene(), "s.json");
+    EXPECT_EQ(defaults.preconditioner, "block_jacobi");
+    EXPECT_EQ(defaults.bal.sigma_rule, "min");
+    EXPECT_EQ(defaults.bal.stall_test, "energy");
 
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"/solver/preconditioner", "ilu", "solver.preconditioner", "unknown preconditioner"},
@@ -184,6 +189,7 @@ TEST(Scene, ReadsAndValidatesBalSettings) {
         {"/solver/bal/tolerance", 1.0, "solver.bal.tolerance", "must be in (0, 1)"},
         {"/solver/bal/pcg_tolerance", 0.0, "solver.bal.pcg_tolerance", "must be in (0, 1)"},
         {"/solver/bal/stall_window", 0, "solver.bal.stall_window", "must be >= 1"},
+        {"/solver/bal/stall_test", "gradient", "solver.bal.stall_test", "unknown value"},
         {"/solver/bal/friction_update", "never", "solver.bal.friction_update", "unknown value"},
         {"/solver/bal/sigma", 1.0, "solver.bal.sigma", "unknown key"},
     };
