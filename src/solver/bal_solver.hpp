@@ -33,7 +33,8 @@
 ///      is closer than augment_distance there: "min" (default, spec A4's capped rule) σ ← max(σ,
 ///      min(growth σ, jump σ₀)); "max" (the paper) σ ← max(growth σ, jump σ₀), which jumped σ a hundredfold
 ///      in one iteration on the soft pile and took 100 Newton iterations to re-balance (bench_step's
-///      20 steps: 403 Newton, 94 131 PCG iterations, 19 of 20 steps converged; "min": 320, 32 321, 20).
+///      20 steps at 2 ranks: 403 Newton, 94 131 PCG iterations, 19 of 20 steps converged; "min" alone:
+///      316, 32 050, 20 of 20).
 /// Prescribed rows and obstacles arrive gradually as in IPC (ipc_solver.hpp). σ, A′, μ and s are reset
 /// every step (spec A4, A7); nothing but the friction's step-start rows is carried between iterations
 /// beyond those.
