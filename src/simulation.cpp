@@ -471,6 +471,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"newton_iterations", result.iterations},
              {"linear_iterations", result.linear_iterations},
              {"newton_residual", result.residual},
+             // NaN: the solver did not measure it (`al`, see AlSolver::solve).
              {"residual_acceleration", std::isfinite(result.residual_acceleration)
                                            ? nlohmann::json(result.residual_acceleration)
                                            : nlohmann::json(nullptr)},

@@ -170,6 +170,7 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
                 measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
             if (measures.converged(m_settings.stop)) {
+                result.residual_acceleration = measures.residual_acceleration; // at the y the step keeps
                 done.settled = true;
                 return done;
             }
@@ -218,6 +219,10 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
 
 StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     StepResult result;
+    // Measured only when a step ends settled (below): otherwise the inner loop ends at its first full
+    // Newton step, and the last force balance it computed, before that step, measures the step rather than
+    // what it leaves (README "Output").
+    result.residual_acceleration = std::numeric_limits<double>::quiet_NaN();
     PhaseSeconds& seconds = result.seconds;
 
     // 0. μ from the projected Hessian diagonal at xᵗ (spec §2.7) and δ, both for this step; friction
@@ -270,10 +275,6 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         result.friction_lags = lag + 1;
     }
     result.residual = loop.weight;
-    // Not measured: the inner loop stops at its first full Newton step, so the last force balance it
-    // computed (at y, before that step) says how long the step was, not what is left after it (measured:
-    // 760-4100 m/s² on a pile of tori whose steps had settled). Metrics write null, the log "n/a".
-    result.residual_acceleration = std::numeric_limits<double>::quiet_NaN();
 
     // 4. The prescribed rows onto their targets when the rest of their motion is safe.
     if (m_boundary.remaining(x) > 0.0 && m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {

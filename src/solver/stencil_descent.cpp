@@ -49,9 +49,10 @@ constexpr int k_backtracks = 10;  // L_max
 constexpr double k_jacobi_weights[] = {1.0, 0.5, 0.0};
 constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at this fraction of its ‖∇E_ws‖
 // Advancements of a local CCD (spec §2.5) at most: a pair at distance d that a stencil moves by l along or
-// towards itself needs about l / d of them, and the bound reached by then is collision-free (a shorter
-// local step: with the gap kept at 20% of d and s = 0.9, at least about 0.7 × 100 d for 100 of them, already
-// far more motion than the barrier lets a pair at distance d take in one step). Uncapped, pairs squeezed
+// towards itself needs about l / d of them, and the time reached by then is collision-free: a capped pair
+// only shortens the step (its local one, or the global filter's bound). Each advancement covers at least
+// 0.9 × (the pair's distance − 0.2 d) / l of the step, so 100 of them reach a motion of at least about
+// 7 d (a pair approaching head-on) and about 70 d (a pair sliding at its distance). Uncapped, pairs squeezed
 // to 1e-11 m made one sweep of 48 tets take 0.3 s; at 1000, the stone arch's first step at 2670 pairs
 // 0.25 µm apart spent 94% of its 37 s in local CCD, 19 s at 100 (20 sweeps, ‖g‖ 304 → 35).
 constexpr int k_local_ccd_iterations = 100;
