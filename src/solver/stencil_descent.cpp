@@ -54,7 +54,7 @@ constexpr double k_warm_start_tolerance = 1e-2; // ε_ws: the warm start ends at
 // 0.9 × (the pair's distance − 0.2 d) / l of the step, so 100 of them reach a motion of at least about
 // 7 d (a pair approaching head-on) and about 70 d (a pair sliding at its distance). Uncapped, pairs squeezed
 // to 1e-11 m made one sweep of 48 tets take 0.3 s; at 1000, the stone arch's first step at 2670 pairs
-// 0.25 µm apart spent 94% of its 37 s in local CCD, 19 s at 100 (20 sweeps, ‖g‖ 304 → 35).
+// 0.25 µm apart spent 90% of its 37 s in local CCD, 19 s at 100 (20 sweeps, ‖g‖ 304 → 35).
 constexpr int k_local_ccd_iterations = 100;
 // With the prescribed rows short of their targets, they advance again once the sweeps have cut ‖g‖ to
 // this fraction of what it was right after their last advance (or met the step's test).
