@@ -330,6 +330,77 @@ stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat
     }
 }
 
+// K2 for stencil k (element stencils first, then B's pairs), from the frozen state: its local Newton
+// step, shortened by the local CCD and inversion search and backtracked on E^[k]; zero when nothing
+// descends.
+KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
+    int nodes[4];
+    stencil_nodes(d, k, nodes);
+    Vec12 g;
+    Mat12 H;
+    double m_min = 0.0;
+    stencil_system(d, k, nodes, g, H, m_min);
+    // 1. Local Newton-CG with the curvature guard (spec §2.3).
+    Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
+    // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
+    //    of the stencil's vertices moving (spec §2.5, §2.6).
+    double t = 1.0;
+    for (int a = 0; a < 4; ++a) {
+        const int v = nodes[a];
+        if (v < 0) {
+            continue;
+        }
+        for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
+            const int e = d.entry_element(k2);
+            if (d.model(e) != static_cast<int>(MaterialModel::neo_hookean)) {
+                continue;
+            }
+            KVec3 q[4], dq[4];
+            for (int c = 0; c < 4; ++c) {
+                const int n = d.tets(e, c);
+                q[c] = row3(d.x, n);
+                const int s = slot_of(nodes, n);
+                dq[c] = s < 0 ? KVec3::Zero() : KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+            }
+            const double bound = kernels::max_step_keeping_volume(q, dq, 0.2, t);
+            t = bound < t ? bound : t;
+        }
+        for (int k2 = d.pair_offsets(v); k2 < d.pair_offsets(v + 1); ++k2) {
+            const int pi = d.pair_entries(k2, 0);
+            const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2),
+                                 d.pairs.rows(pi, 3)};
+            const int kind = d.pairs.kind(pi);
+            KVec3 start[4], moved[4];
+            pair_positions_moved(d, pi, nodes, dir, 0.0, start, moved);
+            const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
+            const double bound = contact::pair_time_of_impact_at(
+                kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0,
+                k_local_ccd_iterations);
+            t = bound < t ? bound : t;
+        }
+    }
+    if (t < 1.0) {
+        dir *= d.toi_factor * t;
+    }
+    // 3. Armijo backtracking on E^[k] (spec §2.7); no decrease: no step.
+    const double slope = g.dot(dir);
+    double alpha = 1.0;
+    bool accepted = false;
+    if (slope < 0.0) {
+        for (int i = 0; i < k_backtracks && !accepted; ++i, alpha *= 0.5) {
+            const double change = stencil_energy_change(d, nodes, dir, alpha);
+            accepted = change <= k_armijo * alpha * slope;
+            if (accepted) {
+                break;
+            }
+        }
+    }
+    if (!accepted) {
+        return Vec12::Zero();
+    }
+    return alpha * dir;
+}
+
 } // namespace
 
 void StencilDescent::elastic_derivatives(bool hessians) {
@@ -481,115 +552,109 @@ void StencilDescent::pair_derivatives() {
         });
 }
 
-void StencilDescent::compute_steps(int first) {
+std::array<double, 12> StencilDescent::local_step(int k) const {
+    const StencilData d = m_data;
+    Kokkos::View<double[12], MemSpace> out("intact::solver::stencil_local_step");
+    Kokkos::parallel_for(
+        "intact::solver::stencil_local_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
+            const Vec12 step = stencil_local_step(d, k);
+            for (int i = 0; i < 12; ++i) {
+                out(i) = step(i);
+            }
+        });
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    std::array<double, 12> step{};
+    for (int i = 0; i < 12; ++i) {
+        step[static_cast<std::size_t>(i)] = host(i);
+    }
+    return step;
+}
+
+void StencilDescent::pair_steps() {
     const StencilData d = m_data;
     Kokkos::parallel_for(
-        "intact::solver::stencil_local_steps",
-        Kokkos::RangePolicy<ExecSpace>(first, d.num_elements + d.num_pairs), KOKKOS_LAMBDA(const int k) {
-            int nodes[4];
-            stencil_nodes(d, k, nodes);
-            Vec12 g;
-            Mat12 H;
-            double m_min = 0.0;
-            stencil_system(d, k, nodes, g, H, m_min);
-            // 1. Local Newton-CG with the curvature guard (spec §2.3).
-            Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
-            // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
-            //    of the stencil's vertices moving (spec §2.5, §2.6).
-            double t = 1.0;
-            for (int a = 0; a < 4; ++a) {
-                const int v = nodes[a];
-                if (v < 0) {
-                    continue;
-                }
-                for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
-                    const int e = d.entry_element(k2);
-                    if (d.model(e) != static_cast<int>(MaterialModel::neo_hookean)) {
-                        continue;
-                    }
-                    KVec3 q[4], dq[4];
-                    for (int c = 0; c < 4; ++c) {
-                        const int n = d.tets(e, c);
-                        q[c] = row3(d.x, n);
-                        const int s = slot_of(nodes, n);
-                        dq[c] = s < 0 ? KVec3::Zero() : KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
-                    }
-                    const double bound = kernels::max_step_keeping_volume(q, dq, 0.2, t);
-                    t = bound < t ? bound : t;
-                }
-                for (int k2 = d.pair_offsets(v); k2 < d.pair_offsets(v + 1); ++k2) {
-                    const int pi = d.pair_entries(k2, 0);
-                    const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2),
-                                         d.pairs.rows(pi, 3)};
-                    const int kind = d.pairs.kind(pi);
-                    KVec3 start[4], moved[4];
-                    pair_positions_moved(d, pi, nodes, dir, 0.0, start, moved);
-                    const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
-                    const double bound = contact::pair_time_of_impact_at(
-                        kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0,
-                        k_local_ccd_iterations);
-                    t = bound < t ? bound : t;
-                }
-            }
-            if (t < 1.0) {
-                dir *= d.toi_factor * t;
-            }
-            // 3. Armijo backtracking on E^[k] (spec §2.7); no decrease: no step.
-            const double slope = g.dot(dir);
-            double alpha = 1.0;
-            bool accepted = false;
-            if (slope < 0.0) {
-                for (int i = 0; i < k_backtracks && !accepted; ++i, alpha *= 0.5) {
-                    const double change = stencil_energy_change(d, nodes, dir, alpha);
-                    accepted = change <= k_armijo * alpha * slope;
-                    if (accepted) {
-                        break;
-                    }
-                }
-            }
+        "intact::solver::stencil_pair_steps", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
+        KOKKOS_LAMBDA(const int p) {
+            const Vec12 step = stencil_local_step(d, d.num_elements + p);
             for (int i = 0; i < 12; ++i) {
-                d.steps(k, i) = accepted ? alpha * dir(i) : 0.0;
+                d.pair_steps(p, i) = step(i);
             }
         });
 }
 
-void StencilDescent::commit(int scheme, int color, const NodeField& delta) {
+void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta) {
+    // The element stencils' steps come batch by batch in ascending global element id, and each batch is
+    // summed into step_sum per owned vertex, in its entries' order, before the next batch: so every sum
+    // adds the same terms in the same order as with all steps at once, on every rank count and batch
+    // size, and no step is kept per element (96 bytes each).
     const StencilData d = m_data;
     const auto jacobi = m_jacobi;
+    Kokkos::deep_copy(d.step_sum, 0.0);
+    Kokkos::deep_copy(jacobi, std::uint8_t{1});
+    const int num_layout_elements = static_cast<int>(d.element_order.extent(0));
+    for (int lo = 0; lo < num_layout_elements; lo += d.step_batch) {
+        const int hi = std::min(num_layout_elements, lo + d.step_batch);
+        Kokkos::parallel_for(
+            "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(lo, hi),
+            KOKKOS_LAMBDA(const int k) {
+                const int e = d.element_order(k);
+                if (e >= d.num_elements) {
+                    return; // a layout element beyond the LocalMesh's: no stencil of this rank
+                }
+                const Vec12 step = stencil_local_step(d, e);
+                for (int i = 0; i < 12; ++i) {
+                    d.batch_steps(k - lo, i) = step(i);
+                }
+            });
+        Kokkos::parallel_for(
+            "intact::solver::stencil_step_sums", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+            KOKKOS_LAMBDA(const int v) {
+                for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
+                    const int e = d.entry_element(k);
+                    const int slot = d.element_position(e) - lo;
+                    if (slot < 0 || e >= d.num_elements) {
+                        continue;
+                    }
+                    if (slot >= hi - lo) {
+                        break;
+                    }
+                    // The color's stencils share no vertex: at most one is v's Gauss–Seidel step.
+                    const bool committed = d.color(scheme, e) == color;
+                    const int s = d.entry_corner(k);
+                    for (int i = 0; i < 3; ++i) {
+                        const double step = d.batch_steps(slot, 3 * s + i);
+                        d.step_sum(v, i) += step;
+                        if (committed) {
+                            delta(v, i) = step;
+                        }
+                    }
+                    if (committed) {
+                        jacobi(v) = 0;
+                    }
+                }
+            });
+    }
+    pair_steps();
     Kokkos::parallel_for(
         "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
-            double sum[3] = {0.0, 0.0, 0.0};
+            double sum[3] = {d.step_sum(v, 0), d.step_sum(v, 1), d.step_sum(v, 2)};
             int count = 0;
-            int committed = -1;
             for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-                const int e = d.entry_element(k);
-                const int s = d.entry_corner(k);
-                if (e < d.num_elements && d.color(scheme, e) == color) {
-                    committed = k;
-                }
-                for (int i = 0; i < 3 && e < d.num_elements; ++i) {
-                    sum[i] += d.steps(e, 3 * s + i);
-                }
-                count += e < d.num_elements ? 1 : 0;
+                count += d.entry_element(k) < d.num_elements ? 1 : 0;
             }
             for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
                 const int p = d.pair_entries(k, 0);
                 const int s = d.pair_entries(k, 1);
                 for (int i = 0; i < 3; ++i) {
-                    sum[i] += d.steps(d.num_elements + p, 3 * s + i);
+                    sum[i] += d.pair_steps(p, 3 * s + i);
                 }
                 ++count;
             }
             for (int i = 0; i < 3; ++i) {
-                double step = count > 0 ? sum[i] / count : 0.0;
-                if (committed >= 0) {
-                    const int e = d.entry_element(committed);
-                    step = d.steps(e, 3 * d.entry_corner(committed) + i);
-                }
-                delta(v, i) = d.free(v) * step;
+                const double mean = count > 0 ? sum[i] / count : 0.0;
+                delta(v, i) = d.free(v) * (jacobi(v) ? mean : delta(v, i));
             }
-            jacobi(v) = committed >= 0 ? 0 : 1;
         });
 }
 
@@ -791,9 +856,10 @@ bool StencilDescent::certify(const NodeField& x, PhaseSeconds& seconds) {
     return t < 1.0;
 }
 
-void StencilDescent::commit_warm_start(const NodeField& delta) {
+void StencilDescent::warm_start_update(const NodeField& delta) {
     // Spec §4 step 4: a vertex in no pair takes the closed-form minimiser of inertia and load, x̂ + c h²
     // (g + f / m) − x; a vertex in pairs the mean of its barrier stencils' steps (Jacobi).
+    pair_steps();
     const StencilData d = m_data;
     const auto jacobi = m_jacobi;
     Kokkos::parallel_for(
@@ -806,7 +872,7 @@ void StencilDescent::commit_warm_start(const NodeField& delta) {
                     step = d.x_hat(v, i) + d.h2c * (d.gravity[i] + d.force(v, i) / d.mass(v)) - d.x(v, i);
                 } else {
                     for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
-                        step += d.steps(d.num_elements + d.pair_entries(k, 0), 3 * d.pair_entries(k, 1) + i);
+                        step += d.pair_steps(d.pair_entries(k, 0), 3 * d.pair_entries(k, 1) + i);
                     }
                     step /= count;
                 }
@@ -942,7 +1008,8 @@ void StencilDescent::release_static_data() {
     d.edge_nodes = {};
     d.edge_block = {};
     d.color = {};
-    d.steps = {};
+    d.batch_steps = {};
+    d.step_sum = {};
     d.pair_offsets = {};
     d.pair_edges = {};
     m_layout_scratch = {};
@@ -1057,6 +1124,15 @@ void StencilDescent::build_static_data() {
     const int automatic = std::max(on_host ? 256 : 1024, (num_layout_elements + 15) / 16);
     d.batch = std::max(
         1, std::min(num_layout_elements, m_options.element_batch > 0 ? m_options.element_batch : automatic));
+    // The local steps' batches (sweep_update): elasticity's on the host. On a GPU at least 65 536 stencils
+    // (every element when fewer): each is one long thread (a 12 × 12 CG, CCD and line search), so the
+    // batches run one after another at the speed of one thread each, and a batch of a few thousand would
+    // leave most of the device idle. An explicit element_batch sets both.
+    constexpr int k_device_step_batch = 65536;
+    d.step_batch = m_options.element_batch > 0 || on_host
+                       ? d.batch
+                       : std::min(num_layout_elements, std::max(d.batch, k_device_step_batch));
+    d.batch_steps = decltype(d.batch_steps)("intact::solver::stencil_batch_steps", d.step_batch);
     d.batch_gradient = decltype(d.batch_gradient)("intact::solver::stencil_batch_gradient", d.batch);
     d.batch_hessian = decltype(d.batch_hessian)("intact::solver::stencil_batch_hessian", d.batch);
     d.elastic_gradient = NodeField("intact::solver::stencil_elastic_gradient", d.num_nodes);
@@ -1117,7 +1193,7 @@ void StencilDescent::build_static_data() {
     m_layout_scratch = NodeField("intact::solver::stencil_layout_scratch", rows);
     d.gradient = NodeField("intact::solver::stencil_gradient", d.num_nodes);
     d.diagonal = decltype(d.diagonal)("intact::solver::stencil_diagonal", d.num_nodes);
-    d.steps = decltype(d.steps)("intact::solver::stencil_steps", d.num_elements);
+    d.step_sum = NodeField("intact::solver::stencil_step_sum", d.num_owned);
     d.pair_offsets = StencilData::IntView("intact::solver::stencil_pair_offsets", d.num_nodes + 1);
     d.pair_entries = decltype(d.pair_entries)("intact::solver::stencil_pair_entries", 0);
     d.pair_nodes = decltype(d.pair_nodes)("intact::solver::stencil_pair_nodes", 0);
@@ -1598,7 +1674,7 @@ void StencilDescent::rebuild_pair_adjacency() {
     }
     Kokkos::deep_copy(d.pair_offsets, offsets);
     Kokkos::deep_copy(d.pair_entries, entries);
-    grow(d.steps, d.num_elements + d.num_pairs, "intact::solver::stencil_steps", d.num_elements);
+    grow(d.pair_steps, d.num_pairs, "intact::solver::stencil_pair_steps");
     d.pair_derivatives.resize(d.num_pairs, true);
 }
 
@@ -1727,8 +1803,7 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             }
             {
                 ScopedTimer timer(seconds.linear_solve);
-                compute_steps(m_data.num_elements);
-                commit_warm_start(m_delta);
+                warm_start_update(m_delta);
                 m_parts.halo.gather(m_delta);
             }
             if (!take_step(x, seconds)) {
@@ -1801,11 +1876,10 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             // color, Jacobi means elsewhere.
             {
                 ScopedTimer timer(seconds.linear_solve);
-                compute_steps();
                 const int schemes = m_coloring.schemes;
                 const int scheme = static_cast<int>(m_sweep_counter % schemes);
                 const int color = static_cast<int>((m_sweep_counter / schemes) % m_coloring.colors);
-                commit(scheme, color, m_delta);
+                sweep_update(scheme, color, m_delta);
                 m_parts.halo.gather(m_delta);
             }
             ++m_sweep_counter;

@@ -129,8 +129,14 @@ struct StencilData {
     NodeField x, x_hat, force; ///< per layout row
     NodeField gradient;        ///< per stencil vertex, g_v
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> diagonal; ///< per stencil vertex, D_v
-    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> steps;      ///< per stencil, Δ^[k]
-    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color;    ///< (scheme, element)
+    // Local steps Δ^[k] (K2): the element stencils' batch by batch in global element order, each batch
+    // summed per vertex (step_sum) before the next overwrites it, so none is kept per element; the
+    // barrier stencils' all at once, after them.
+    int step_batch = 1; ///< layout elements per batch of local steps
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> batch_steps; ///< per element of the batch
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> pair_steps;  ///< per pair of B
+    NodeField step_sum; ///< per owned vertex: Σ of its element stencils' steps so far, in entry order
+    Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, MemSpace> color; ///< (scheme, element)
     // Pairs of B: kind, rows, ŝ_i, κ_i; their weighted gradients and PSD Hessians at x.
     contact::PairList pairs;
     RealView pair_s_hat, pair_kappa;
@@ -163,8 +169,9 @@ public:
     const StencilColoring& coloring() const { return m_coloring; }
     const StencilData& data() const { return m_data; }
 
-    /// One stencil's local step from the frozen state (K2), for tests: Δ^[k] into steps(k).
-    void compute_steps(int first = 0);
+    /// For tests: stencil k's local step Δ^[k] from the current state (K2); k < num_elements an element
+    /// stencil, else pair k − num_elements of B.
+    std::array<double, 12> local_step(int k) const;
     /// K1: g_v and D_v of every stencil vertex at the current state (from elastic_derivatives' sums).
     void vertex_derivatives();
     /// Elasticity's sums at the current state: per stencil vertex its gradient and, with `hessians`, its
@@ -176,10 +183,14 @@ public:
     void load_state(const NodeField& x, const StepProblem& problem);
     /// Public for CUDA lambdas: copy x into the layout rows and gather the outer ring.
     void load_positions(const NodeField& x);
-    /// Public for CUDA lambdas: K3 for scheme s, color c into delta (owned rows).
-    void commit(int scheme, int color, const NodeField& delta);
+    /// Public for CUDA lambdas: K2 and K3 of a sweep for scheme s, color c: every stencil's local step from
+    /// the frozen state, and per owned row (into delta) the step of the color's stencil containing it
+    /// (Gauss–Seidel) or the mean of its stencils' steps (Jacobi).
+    void sweep_update(int scheme, int color, const NodeField& delta);
     /// Public for CUDA lambdas: the warm start's per-vertex step into delta (owned rows).
-    void commit_warm_start(const NodeField& delta);
+    void warm_start_update(const NodeField& delta);
+    /// Public for CUDA lambdas: the barrier stencils' local steps into pair_steps.
+    void pair_steps();
     /// Public for CUDA lambdas: filter the update m_delta, test it on the energy (`accept_updates`), apply
     /// it to x and refresh the layout and contact; whether x moved.
     bool take_step(const NodeField& x, PhaseSeconds& seconds);
