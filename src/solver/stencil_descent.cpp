@@ -586,29 +586,43 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
     // The element stencils' steps come batch by batch in ascending global element id, and each batch is
     // summed into step_sum per owned vertex, in its entries' order, before the next batch: so every sum
     // adds the same terms in the same order as with all steps at once, on every rank count and batch
-    // size, and no step is kept per element (96 bytes each).
+    // size, and no step is kept per element (96 bytes each). The barrier stencils' steps come in the
+    // first batch's launch (a launch of their own would wait for its slowest thread after the elements').
     const StencilData d = m_data;
     const auto jacobi = m_jacobi;
-    Kokkos::deep_copy(d.step_sum, 0.0);
-    Kokkos::deep_copy(jacobi, std::uint8_t{1});
     const int num_layout_elements = static_cast<int>(d.element_order.extent(0));
-    for (int lo = 0; lo < num_layout_elements; lo += d.step_batch) {
+    for (int lo = 0; lo < num_layout_elements || lo == 0; lo += d.step_batch) {
         const int hi = std::min(num_layout_elements, lo + d.step_batch);
+        const int pairs = lo == 0 ? d.num_pairs : 0;
         Kokkos::parallel_for(
-            "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(lo, hi),
+            "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(0, hi - lo + pairs),
             KOKKOS_LAMBDA(const int k) {
-                const int e = d.element_order(k);
+                if (k >= hi - lo) {
+                    const int p = k - (hi - lo);
+                    const Vec12 step = stencil_local_step(d, d.num_elements + p);
+                    for (int i = 0; i < 12; ++i) {
+                        d.pair_steps(p, i) = step(i);
+                    }
+                    return;
+                }
+                const int e = d.element_order(lo + k);
                 if (e >= d.num_elements) {
                     return; // a layout element beyond the LocalMesh's: no stencil of this rank
                 }
                 const Vec12 step = stencil_local_step(d, e);
                 for (int i = 0; i < 12; ++i) {
-                    d.batch_steps(k - lo, i) = step(i);
+                    d.batch_steps(k, i) = step(i);
                 }
             });
         Kokkos::parallel_for(
             "intact::solver::stencil_step_sums", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
             KOKKOS_LAMBDA(const int v) {
+                if (lo == 0) {
+                    for (int i = 0; i < 3; ++i) {
+                        d.step_sum(v, i) = 0.0;
+                    }
+                    jacobi(v) = 1;
+                }
                 for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
                     const int e = d.entry_element(k);
                     const int slot = d.element_position(e) - lo;
@@ -634,7 +648,6 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
                 }
             });
     }
-    pair_steps();
     Kokkos::parallel_for(
         "intact::solver::stencil_commit", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
@@ -1131,7 +1144,7 @@ void StencilDescent::build_static_data() {
     constexpr int k_device_step_batch = 65536;
     d.step_batch = m_options.element_batch > 0 || on_host
                        ? d.batch
-                       : std::min(num_layout_elements, std::max(d.batch, k_device_step_batch));
+                       : std::max(1, std::min(num_layout_elements, std::max(d.batch, k_device_step_batch)));
     d.batch_steps = decltype(d.batch_steps)("intact::solver::stencil_batch_steps", d.step_batch);
     d.batch_gradient = decltype(d.batch_gradient)("intact::solver::stencil_batch_gradient", d.batch);
     d.batch_hessian = decltype(d.batch_hessian)("intact::solver::stencil_batch_hessian", d.batch);
