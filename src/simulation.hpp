@@ -95,6 +95,9 @@ public:
     /// The step's shared parts, for tests and benchmarks.
     solver::IncrementalPotential& potential() { return *m_potential; }
     comm::HaloExchange& halo() { return *m_halo; }
+    /// The method that solves each step, and the last step's problem (h, x̂, c), for tests.
+    solver::StepSolver& step_solver() { return *m_solver; }
+    const solver::StepProblem& last_problem() const { return m_problem; }
 
     /// Seconds this rank spent in node halo exchanges so far.
     double halo_seconds() const { return m_halo->seconds(); }

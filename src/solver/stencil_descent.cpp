@@ -570,6 +570,68 @@ std::array<double, 12> StencilDescent::local_step(int k) const {
     return step;
 }
 
+std::pair<std::array<double, 12>, std::array<double, 144>> StencilDescent::local_system(int k) const {
+    const StencilData d = m_data;
+    Kokkos::View<double[12 + 144], MemSpace> out("intact::solver::stencil_local_system");
+    Kokkos::parallel_for(
+        "intact::solver::stencil_local_system", Kokkos::RangePolicy<ExecSpace>(0, 1),
+        KOKKOS_LAMBDA(const int) {
+            int nodes[4];
+            stencil_nodes(d, k, nodes);
+            Vec12 g;
+            Mat12 H;
+            double m_min = 0.0;
+            stencil_system(d, k, nodes, g, H, m_min);
+            for (int i = 0; i < 12; ++i) {
+                out(i) = g(i);
+                for (int j = 0; j < 12; ++j) {
+                    out(12 + 12 * i + j) = H(i, j);
+                }
+            }
+        });
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    std::pair<std::array<double, 12>, std::array<double, 144>> system{};
+    for (std::size_t i = 0; i < 12; ++i) {
+        system.first[i] = host(i);
+    }
+    for (std::size_t i = 0; i < 144; ++i) {
+        system.second[i] = host(12 + i);
+    }
+    return system;
+}
+
+std::array<double, 2>
+StencilDescent::lone_step_change(int k, const NodeField& x, const StepProblem& problem) {
+    const StencilData d = m_data;
+    const NodeField delta = m_delta;
+    Kokkos::deep_copy(delta, 0.0);
+    Kokkos::View<double, MemSpace> slope("intact::solver::stencil_lone_slope");
+    Kokkos::parallel_for(
+        "intact::solver::stencil_lone_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
+            int nodes[4];
+            stencil_nodes(d, k, nodes);
+            const Vec12 step = stencil_local_step(d, k);
+            double sum = 0.0;
+            for (int a = 0; a < 4; ++a) {
+                const int v = nodes[a];
+                if (v < 0 || v >= d.num_local || slot_of(nodes, v) != a) {
+                    continue;
+                }
+                for (int i = 0; i < 3; ++i) {
+                    delta(v, i) = d.free(v) * step(3 * a + i);
+                    sum += d.gradient(v, i) * delta(v, i);
+                }
+            }
+            slope() = sum;
+        });
+    m_problem = &problem;
+    load_update();
+    const auto [others, elastic] = update_energy_change(x, 1.0);
+    double host_slope = 0.0;
+    Kokkos::deep_copy(host_slope, slope);
+    return {others + elastic, host_slope};
+}
+
 void StencilDescent::pair_steps() {
     const StencilData d = m_data;
     Kokkos::parallel_for(

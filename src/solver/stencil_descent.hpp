@@ -172,6 +172,14 @@ public:
     /// For tests: stencil k's local step Δ^[k] from the current state (K2); k < num_elements an element
     /// stencil, else pair k − num_elements of B.
     std::array<double, 12> local_step(int k) const;
+    /// For tests: stencil k's local system at the current state, g^[k] and H^[k] (row-major), as K2 builds
+    /// it (fixed slots: zero gradient, identity block).
+    std::pair<std::array<double, 12>, std::array<double, 144>> local_system(int k) const;
+    /// For tests, on one rank: E(x + Δ^[k]) − E(x) with stencil k's local step Δ^[k] alone (every other
+    /// vertex held), from the sweeps' energy test (the shared potential's inertia, load and elasticity and
+    /// B's pairs), and g^[k]ᵀΔ^[k]; `x` and `problem` the state and step the solver last worked on.
+    /// Collective.
+    std::array<double, 2> lone_step_change(int k, const NodeField& x, const StepProblem& problem);
     /// K1: g_v and D_v of every stencil vertex at the current state (from elastic_derivatives' sums).
     void vertex_derivatives();
     /// Elasticity's sums at the current state: per stencil vertex its gradient and, with `hessians`, its
