@@ -59,21 +59,6 @@ template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
     }
 }
 
-// The step's `newton_residual` as the log line shows it: each solver's own stopping measure.
-std::string residual_text(const std::string& solver, double residual) {
-    std::ostringstream text;
-    if (solver == "al") {
-        text << "B " << residual; // cumulative-TOI weight, dimensionless
-    } else if (solver == "bal") {
-        text << "|e|/|e0| " << residual; // relative gradient of the Lagrangian
-    } else if (solver == "stencil_descent") {
-        text << "|gradE| " << residual; // ‖∇E‖₂ of the incremental potential over the free rows
-    } else {
-        text << "|dx|/h " << residual << " m/s";
-    }
-    return text.str();
-}
-
 // The unbalanced force per mass as the log line shows it; not a number: the method does not measure it.
 std::string residual_acceleration_text(double acceleration) {
     std::ostringstream text;
@@ -307,8 +292,9 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
         failures += result.converged ? 0 : 1;
         log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
-                    << result.linear_iterations << "  " << residual_text(m_scene.solver, result.residual)
-                    << "  |r|/m " << residual_acceleration_text(result.residual_acceleration)
+                    << result.linear_iterations << "  " << m_solver->residual_name() << " " << result.residual
+                    << (*m_solver->residual_unit() ? " " : "") << m_solver->residual_unit() << "  |r|/m "
+                    << residual_acceleration_text(result.residual_acceleration)
                     << (result.converged ? "" : "  NOT CONVERGED")
                     << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
                     << " s";

@@ -45,7 +45,9 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
         return 1.0;
     }
     if (toi < 1e-6) {
-        // Too close to separate by 20%: use 80% of the time of impact itself (IPC spec §8.2).
+        // Too close to separate by 20%: use 80% of the time of impact itself (IPC spec §8.2), unless the
+        // first bound is longer (a capped ACCD reports the time it reached, which also keeps 20% of the
+        // gap): either bound is collision-free, so their larger is too.
         double touch = 1.0;
         const bool touches =
             pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
@@ -54,7 +56,7 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
                : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
                                         end[3], 0.0, 1.0, touch, kernels::k_accd_conservative_rescaling,
                                         max_iterations);
-        toi = touches ? 0.8 * touch : 1.0;
+        toi = touches ? (0.8 * touch > toi ? 0.8 * touch : toi) : 1.0;
     }
     return toi < 1.0 ? toi : 1.0;
 }

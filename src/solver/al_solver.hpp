@@ -78,6 +78,8 @@ public:
     /// Adds the AL terms (and friction, when the scene has μ > 0) to the parts' potential. Needs contact.
     AlSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "al"; }
+    const char* residual_name() const override { return "B"; } // cumulative-TOI weight
+    const char* residual_unit() const override { return ""; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// The constraint set (pairs with λ, γ, slack and linearisation) by global ids, each constraint from
     /// the rank that counts it; every rank then takes back the constraints it holds. Nothing else

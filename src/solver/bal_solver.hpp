@@ -64,6 +64,8 @@ public:
     /// parts' potential. Collective.
     BalSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "bal"; }
+    const char* residual_name() const override { return "|e|/|e0|"; } // the Lagrangian's relative gradient
+    const char* residual_unit() const override { return ""; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// Nothing: σ, A′ with its μ and the friction lag start afresh at every step from xᵗ (start_step).
     void save(io::CheckpointWriter&) const override {}

@@ -160,6 +160,8 @@ class StencilDescent final : public StepSolver {
 public:
     StencilDescent(const StepParts& parts, const NewtonSettings& settings, const LocalMesh& local);
     const char* name() const override { return "stencil_descent"; }
+    const char* residual_name() const override { return "|gradE|"; } // ‖∇E‖₂ over the free rows
+    const char* residual_unit() const override { return ""; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// The color-schedule counter n, the only state one step hands to the next (B, ŝᵢ, κᵢ and κ are
     /// rebuilt at every step), so a restarted run sweeps the same colors as the uninterrupted one.
