@@ -8,7 +8,8 @@
 /// - point–triangle and edge–edge: additive CCD (kernels/ccd_additive.hpp) with separation 0.2 d₀ (d₀ the
 ///   pair's distance at t = 0: no pair closes more than 80% of its gap); when that time is below 1e-6
 ///   (the pair is too close to keep 20% of its gap), 80% of the time at which it would touch (separation
-///   0), or 1 when it never does;
+///   0) or that first time, whichever is longer (both are collision-free; a capped CCD's time reached can
+///   be the longer), or 1 when it never touches;
 /// - point–plane, closed form: 0.8 d₀ / a for an approach speed a = −n·(p_row − p_plane row) > 0, else 1.
 /// Each value is capped at 1. The host BarrierPotential::max_step runs the same tests in pair order with
 /// the running minimum as the CCD's end time and as the scale of the 1e-6 test; here every pair is tested

@@ -61,6 +61,8 @@ public:
     /// Collective.
     IpcSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "ipc"; }
+    const char* residual_name() const override { return "|dx|/h"; } // ‖p‖∞ / h of the Newton step
+    const char* residual_unit() const override { return "m/s"; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// Nothing carries over from one IPC step to the next: κ starts afresh from the gradients at xᵗ
     /// (spec §4.2) and its growth memory is reset there, friction is lagged first at xᵗ, and PCG starts

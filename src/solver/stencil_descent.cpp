@@ -552,24 +552,6 @@ void StencilDescent::pair_derivatives() {
         });
 }
 
-std::array<double, 12> StencilDescent::local_step(int k) const {
-    const StencilData d = m_data;
-    Kokkos::View<double[12], MemSpace> out("intact::solver::stencil_local_step");
-    Kokkos::parallel_for(
-        "intact::solver::stencil_local_step", Kokkos::RangePolicy<ExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
-            const Vec12 step = stencil_local_step(d, k);
-            for (int i = 0; i < 12; ++i) {
-                out(i) = step(i);
-            }
-        });
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    std::array<double, 12> step{};
-    for (int i = 0; i < 12; ++i) {
-        step[static_cast<std::size_t>(i)] = host(i);
-    }
-    return step;
-}
-
 std::pair<std::array<double, 12>, std::array<double, 144>> StencilDescent::local_system(int k) const {
     const StencilData d = m_data;
     Kokkos::View<double[12 + 144], MemSpace> out("intact::solver::stencil_local_system");
@@ -624,9 +606,11 @@ StencilDescent::lone_step_change(int k, const NodeField& x, const StepProblem& p
             }
             slope() = sum;
         });
+    const StepProblem* solving = m_problem; // null outside a solve: layout rebuilds read it
     m_problem = &problem;
     load_update();
     const auto [others, elastic] = update_energy_change(x, 1.0);
+    m_problem = solving;
     double host_slope = 0.0;
     Kokkos::deep_copy(host_slope, slope);
     return {others + elastic, host_slope};
@@ -938,7 +922,7 @@ void StencilDescent::warm_start_update(const NodeField& delta) {
     const StencilData d = m_data;
     const auto jacobi = m_jacobi;
     Kokkos::parallel_for(
-        "intact::solver::stencil_commit_warm_start", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        "intact::solver::stencil_warm_start_update", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
         KOKKOS_LAMBDA(const int v) {
             const int count = d.pair_offsets(v + 1) - d.pair_offsets(v);
             for (int i = 0; i < 3; ++i) {

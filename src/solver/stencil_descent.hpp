@@ -171,15 +171,14 @@ public:
     const StencilColoring& coloring() const { return m_coloring; }
     const StencilData& data() const { return m_data; }
 
-    /// For tests: stencil k's local step Δ^[k] from the current state (K2); k < num_elements an element
-    /// stencil, else pair k − num_elements of B.
-    std::array<double, 12> local_step(int k) const;
     /// For tests: stencil k's local system at the current state, g^[k] and H^[k] (row-major), as K2 builds
-    /// it (fixed slots: zero gradient, identity block).
+    /// it (fixed slots: zero gradient, identity block); k < num_elements an element stencil, else pair
+    /// k − num_elements of B. One device thread, copied to the host.
     std::pair<std::array<double, 12>, std::array<double, 144>> local_system(int k) const;
-    /// For tests, on one rank: E(x + Δ^[k]) − E(x) with stencil k's local step Δ^[k] alone (every other
-    /// vertex held), from the sweeps' energy test (the shared potential's inertia, load and elasticity and
-    /// B's pairs), and g^[k]ᵀΔ^[k]; `x` and `problem` the state and step the solver last worked on.
+    /// For tests, on one rank: E(x + Δ^[k]) − E(x) with stencil k's local step Δ^[k] (K2) alone (every
+    /// other vertex held), from the sweeps' energy test (the shared potential's inertia, load and
+    /// elasticity and B's pairs), and g^[k]ᵀΔ^[k]; `x` and `problem` the state and step the solver last
+    /// worked on. Overwrites the sweep's scratch (the update m_delta, its surface rows, the trial point).
     /// Collective.
     std::array<double, 2> lone_step_change(int k, const NodeField& x, const StepProblem& problem);
     /// K1: g_v and D_v of every stencil vertex at the current state (from elastic_derivatives' sums).

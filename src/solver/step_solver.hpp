@@ -54,8 +54,8 @@ public:
     virtual const char* name() const = 0;
     /// How the log line names StepResult::residual, the method's own stopping measure, with its unit
     /// (empty: dimensionless or in the potential's units).
-    virtual const char* residual_name() const { return "|dx|/h"; }
-    virtual const char* residual_unit() const { return "m/s"; }
+    virtual const char* residual_name() const = 0;
+    virtual const char* residual_unit() const = 0;
     /// Minimise the step's potential starting from x (feasible, ghost rows current; the boundary's
     /// begin_step done). On return x holds the step's end, prescribed rows on their targets, ghost rows
     /// current, and the contact model (when there is one) is gathered at x with its pairs there: the

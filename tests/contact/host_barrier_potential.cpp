@@ -496,7 +496,7 @@ double BarrierPotential::local_max_step(const std::vector<Vec3>& xs, const std::
                                                   end[2], end[3], 0.0, alpha, touch)
                     : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
                                              end[3], 0.0, alpha, touch);
-            toi = touches ? 0.8 * touch : alpha;
+            toi = touches ? std::max(toi, 0.8 * touch) : alpha; // the longer of two safe bounds
         }
         if (hit) {
             alpha = std::min(alpha, toi);
