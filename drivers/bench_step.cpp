@@ -7,9 +7,10 @@
 //   tets)
 //
 // Options: --solver NAME[,NAME...] (ipc, al, bal, stencil_descent; both = ipc,al; all = ipc,al,bal: the
-// same scene with each, and the ratios to the first), --preconditioner block_jacobi|decade_warm_start|both
-// (each Newton solver with each), --scene FILE (run that scene for `steps` steps instead of the pile), e.g.
-// the contact-free beam of inputs/beam_stencil_descent.json with --solver ipc,stencil_descent, and
+// same scene with each, and the ratios to the first), --preconditioner NAME[,NAME...] (block_jacobi,
+// decade_warm_start, rigid_coarse; both = the first two; all = the three: each Newton solver with each),
+// --scene FILE (run that scene for `steps` steps instead of the pile), e.g. the contact-free beam of
+// inputs/beam_stencil_descent.json with --solver ipc,stencil_descent, and
 // --set key.path=value (repeatable) to change a key of the scene, as `intact run` does, and
 // --memory-labels N to list the N (at most 24) largest view labels alive at the view-memory peak
 // (rank 0's).
@@ -223,9 +224,15 @@ int main(int argc, char** argv) {
     const std::string list = which == "both" ? "ipc,al" : which == "all" ? "ipc,al,bal" : which;
     const std::string preconditioner =
         intact::bench::text_option(argc, argv, "--preconditioner", "block_jacobi");
-    std::vector<std::string> preconditioners{preconditioner};
-    if (preconditioner == "both") {
-        preconditioners = {"block_jacobi", "decade_warm_start"};
+    const std::string preconditioner_list = preconditioner == "both" ? "block_jacobi,decade_warm_start"
+                                            : preconditioner == "all"
+                                                ? "block_jacobi,decade_warm_start,rigid_coarse"
+                                                : preconditioner;
+    std::vector<std::string> preconditioners;
+    for (std::size_t start = 0; start <= preconditioner_list.size();) {
+        const std::size_t end = std::min(preconditioner_list.find(',', start), preconditioner_list.size());
+        preconditioners.push_back(preconditioner_list.substr(start, end - start));
+        start = end + 1;
     }
     std::vector<std::string> solvers; // labels: solver, or solver/preconditioner
     std::vector<json> documents;
@@ -250,7 +257,9 @@ int main(int argc, char** argv) {
             document["solver"]["preconditioner"] = p;
             documents.push_back(document);
             solvers.push_back(preconditioners.size() > 1 || p != "block_jacobi"
-                                  ? solver + (p == "block_jacobi" ? "/bj" : "/dws")
+                                  ? solver + (p == "block_jacobi"   ? "/bj"
+                                              : p == "rigid_coarse" ? "/rc"
+                                                                    : "/dws")
                                   : solver);
         }
     }

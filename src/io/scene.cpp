@@ -605,10 +605,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     }
     read_bal_options(solver, scene);
     scene.preconditioner = solver.optional<std::string>("preconditioner", scene.preconditioner);
-    if (scene.preconditioner != "block_jacobi" && scene.preconditioner != "decade_warm_start") {
+    if (scene.preconditioner != "block_jacobi" && scene.preconditioner != "decade_warm_start" &&
+        scene.preconditioner != "rigid_coarse") {
         solver.fail("preconditioner", "unknown preconditioner '" + scene.preconditioner + "'",
-                    "use \"block_jacobi\" (PCG from zero) or \"decade_warm_start\" (PCG started from the "
-                    "stiffness-decade group solve)");
+                    "use \"block_jacobi\" (PCG from zero), \"decade_warm_start\" (PCG started from the "
+                    "stiffness-decade group solve) or \"rigid_coarse\" (block Jacobi plus a coarse "
+                    "correction on every body's rigid modes)");
     }
     if (solver.has("preconditioner") && scene.solver == "stencil_descent") {
         solver.fail("preconditioner", "is set but solver.type \"stencil_descent\" solves no global system",

@@ -28,7 +28,10 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_options(parts.scene.al), m_potential(parts.potential),
       m_boundary(parts.boundary), m_contact(*parts.contact),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact),
-      m_system(parts.potential, parts.halo, settings.preconditioner),
+      m_system(parts.potential,
+               parts.halo,
+               settings.preconditioner,
+               parts.mesh ? &parts.mesh->node_body : nullptr),
       m_safe(parts.contact->surface().make_field("intact::solver::al_safe_rows")),
       m_ends(parts.contact->surface().make_field("intact::solver::al_segment_ends")),
       m_y("intact::solver::al_iterate", parts.potential.matrix().num_cols()),
@@ -156,8 +159,8 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
         }
         {
             ScopedTimer timer(seconds.linear_solve);
-            const LinearSolveResult linear =
-                m_system.solve(m_rhs, m_direction, m_settings.linear, problem.weight * problem.h * problem.h);
+            const LinearSolveResult linear = m_system.solve(m_y, m_rhs, m_direction, m_settings.linear,
+                                                            problem.weight * problem.h * problem.h);
             result.linear_iterations += linear.pcg.iterations;
             result.warm_start_iterations += linear.warm_start_iterations;
         }

@@ -33,7 +33,10 @@ BalSolver::BalSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_options(parts.scene.bal), m_potential(parts.potential),
       m_boundary(parts.boundary), m_contact(parts.contact),
       m_bound(parts.comm, parts.potential.elastic(), parts.contact),
-      m_system(parts.potential, parts.halo, settings.preconditioner),
+      m_system(parts.potential,
+               parts.halo,
+               settings.preconditioner,
+               parts.mesh ? &parts.mesh->node_body : nullptr),
       m_rhs("intact::solver::bal_rhs", parts.potential.matrix().num_cols()),
       m_direction("intact::solver::bal_direction", parts.potential.matrix().num_cols()),
       m_trial("intact::solver::bal_trial", parts.potential.matrix().num_cols()),
@@ -265,7 +268,7 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
         }
         {
             ScopedTimer timer(seconds.linear_solve);
-            const LinearSolveResult linear = m_system.solve(m_rhs, m_direction, m_linear, ch2);
+            const LinearSolveResult linear = m_system.solve(x, m_rhs, m_direction, m_linear, ch2);
             result.linear_iterations += linear.pcg.iterations;
             result.warm_start_iterations += linear.warm_start_iterations;
         }

@@ -68,7 +68,10 @@ void start_barrier_stiffness(MPI_Comm comm,
 IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
     : m_parts(parts), m_settings(settings), m_potential(parts.potential), m_boundary(parts.boundary),
       m_contact(parts.contact), m_bound(parts.comm, parts.potential.elastic(), parts.contact),
-      m_system(parts.potential, parts.halo, settings.preconditioner),
+      m_system(parts.potential,
+               parts.halo,
+               settings.preconditioner,
+               parts.mesh ? &parts.mesh->node_body : nullptr),
       m_rhs("intact::solver::rhs", parts.potential.matrix().num_cols()),
       m_direction("intact::solver::direction", parts.potential.matrix().num_cols()),
       m_trial("intact::solver::trial", parts.potential.matrix().num_cols()),
@@ -191,7 +194,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
             {
                 ScopedTimer timer(seconds.linear_solve);
-                const LinearSolveResult linear = m_system.solve(m_rhs, m_direction, m_settings.linear,
+                const LinearSolveResult linear = m_system.solve(x, m_rhs, m_direction, m_settings.linear,
                                                                 problem.weight * problem.h * problem.h);
                 result.linear_iterations += linear.pcg.iterations;
                 result.warm_start_iterations += linear.warm_start_iterations;

@@ -10,6 +10,7 @@
 #include "src/simulation.hpp"
 #include "src/solver/decade_warm_start.hpp"
 #include "src/solver/newton_system.hpp"
+#include "src/solver/rigid_coarse.hpp"
 #include "tests/simulation_test_utils.hpp"
 
 #include <gtest/gtest.h>
@@ -502,6 +503,10 @@ TEST(Bal, SamePositionsOnEveryRankCountWithTheDecadeWarmStart) {
     same_positions_on_every_rank_count("decade_warm_start");
 }
 
+TEST(Bal, SamePositionsOnEveryRankCountWithTheRigidCoarseLevel) {
+    same_positions_on_every_rank_count("rigid_coarse");
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The decade warm start on a real distributed Newton system: a soft block on a stone one, on the plane.
 
@@ -609,10 +614,11 @@ TEST(DecadeWarmStart, WarmStartedPcgReachesPlainPcgsSolution) {
     solver::PcgSettings settings;
     settings.tolerance = 1e-10;
     settings.max_iterations = 20000;
+    const NodeField x0 = scene.simulation->positions();
     solver::NewtonSystem plain(potential, halo, "block_jacobi");
     solver::NewtonSystem warm(potential, halo, "decade_warm_start");
-    const auto cold = plain.solve(b, plain_x, settings, scene.ch2);
-    const auto started = warm.solve(b, warm_x, settings, scene.ch2);
+    const auto cold = plain.solve(x0, b, plain_x, settings, scene.ch2);
+    const auto started = warm.solve(x0, b, warm_x, settings, scene.ch2);
     ASSERT_TRUE(cold.pcg.converged);
     ASSERT_TRUE(started.pcg.converged);
     EXPECT_GT(started.warm_start_iterations, 0);
@@ -621,6 +627,108 @@ TEST(DecadeWarmStart, WarmStartedPcgReachesPlainPcgsSolution) {
     if (test::world_rank() == 0) {
         std::printf("block Jacobi PCG: %d iterations; warm start %d + PCG %d iterations\n",
                     cold.pcg.iterations, started.warm_start_iterations, started.pcg.iterations);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The rigid-mode coarse level (rigid_coarse.hpp) on the same system: stone under foam, in contact.
+
+TEST(RigidCoarse, CoarseMatrixIsRTransposeHR) {
+    // Column k of Rᵀ H R from the operator itself: prolong e_k, gather the ghost rows, apply H (element
+    // and contact blocks, with the masks), restrict. The coarse matrix the setup projects block by block
+    // must match it, the blocks that join the two bodies through contact included.
+    StiffSoft scene = stiff_and_soft();
+    auto& potential = scene.simulation->potential();
+    auto& halo = scene.simulation->halo();
+    solver::BlockJacobi jacobi(potential.matrix(), potential.free_mask());
+    solver::RigidCoarse coarse(potential, jacobi, scene.simulation->local_mesh().node_body, 2,
+                               MPI_COMM_WORLD);
+    coarse.set_positions(scene.simulation->positions());
+    coarse.setup();
+    const std::vector<double> projected = coarse.coarse_matrix();
+    const int n = 12;
+    ASSERT_EQ(projected.size(), static_cast<std::size_t>(n * n));
+    const int rows = potential.matrix().num_cols();
+    NodeField v("v", rows), y("y", rows);
+    double largest = 0.0, worst = 0.0, coupling = 0.0;
+    for (int k = 0; k < n; ++k) {
+        std::vector<double> unit(static_cast<std::size_t>(n), 0.0);
+        unit[static_cast<std::size_t>(k)] = 1.0;
+        coarse.prolong(unit, v);
+        halo.gather(v);
+        potential.apply(v, y);
+        const std::vector<double> column = coarse.restrict_field(y);
+        for (int p = 0; p < n; ++p) {
+            const double reference = column[static_cast<std::size_t>(p)];
+            largest = std::max(largest, std::abs(reference));
+            worst = std::max(worst, std::abs(projected[static_cast<std::size_t>(p * n + k)] - reference));
+            if ((p < 6) != (k < 6)) {
+                coupling = std::max(coupling, std::abs(reference));
+            }
+        }
+    }
+    ASSERT_GT(largest, 0.0);
+    // And R's columns are rigid motions: every unit coarse vector moves the nodes of its body with
+    // (v_i − v_j)·(x_i − x_j) = 0 for every two of them (owned rows of this rank).
+    const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), scene.simulation->positions());
+    const std::vector<int>& body = scene.simulation->local_mesh().node_body;
+    double stretch = 0.0, speed = 0.0;
+    for (int k = 0; k < n; ++k) {
+        std::vector<double> unit(static_cast<std::size_t>(n), 0.0);
+        unit[static_cast<std::size_t>(k)] = 1.0;
+        coarse.prolong(unit, v);
+        const auto hv = Kokkos::create_mirror_view_and_copy(HostSpace(), v);
+        for (int i = 0; i < potential.num_owned(); ++i) {
+            for (int j = 0; j < i; ++j) {
+                if (body[static_cast<std::size_t>(i)] != body[static_cast<std::size_t>(j)]) {
+                    continue;
+                }
+                double dot = 0.0;
+                for (int c = 0; c < 3; ++c) {
+                    dot += (hv(i, c) - hv(j, c)) * (x(i, c) - x(j, c));
+                    speed = std::max(speed, std::abs(hv(i, c)));
+                }
+                stretch = std::max(stretch, std::abs(dot));
+            }
+        }
+    }
+    EXPECT_GT(comm::allreduce_max(MPI_COMM_WORLD, speed), 0.0);
+    EXPECT_LT(comm::allreduce_max(MPI_COMM_WORLD, stretch), 1e-14);
+    if (test::world_rank() == 0) {
+        std::printf("coarse matrix: largest entry %.3g, largest coupling %.3g, largest difference %.3g\n",
+                    largest, coupling, worst);
+    }
+    EXPECT_GT(coupling, 1e-3 * largest) << "contact must join the bodies' rigid modes";
+    // The elastic blocks cancel on rigid modes (H's K part is ~1e6 times M/h² here), so the two
+    // evaluations differ by K-sized round-off.
+    EXPECT_LT(worst, 1e-9 * largest);
+}
+
+TEST(RigidCoarse, PcgReachesBlockJacobisSolutionInAFractionOfItsIterations) {
+    StiffSoft scene = stiff_and_soft();
+    auto& potential = scene.simulation->potential();
+    auto& halo = scene.simulation->halo();
+    const int rows = potential.matrix().num_cols();
+    NodeField b("b", rows), plain_x("plain", rows), coarse_x("coarse", rows);
+    fill_field(b, 1e-3);
+    solver::PcgSettings settings;
+    settings.tolerance = 1e-10;
+    settings.max_iterations = 20000;
+    const NodeField x0 = scene.simulation->positions();
+    const std::vector<int>& bodies = scene.simulation->local_mesh().node_body;
+    solver::NewtonSystem plain(potential, halo, "block_jacobi");
+    solver::NewtonSystem coarse(potential, halo, "rigid_coarse", &bodies);
+    const auto cold = plain.solve(x0, b, plain_x, settings, scene.ch2);
+    const auto two_level = coarse.solve(x0, b, coarse_x, settings, scene.ch2);
+    ASSERT_TRUE(cold.pcg.converged);
+    ASSERT_TRUE(two_level.pcg.converged);
+    const auto [d, m] = difference(potential.num_owned(), coarse_x, plain_x);
+    EXPECT_LT(d, 1e-7 * m);
+    // The stone block (E = 20 GPa) has its rigid modes six decades below its elastic ones at h = 10 ms.
+    EXPECT_LT(3 * two_level.pcg.iterations, cold.pcg.iterations);
+    if (test::world_rank() == 0) {
+        std::printf("block Jacobi PCG: %d iterations; with the rigid coarse level %d\n", cold.pcg.iterations,
+                    two_level.pcg.iterations);
     }
 }
 
