@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
     const std::string which = intact::bench::text_option(argc, argv, "--solver", "ipc");
     const std::string list = which == "both" ? "ipc,al" : which == "all" ? "ipc,al,bal" : which;
     const std::string preconditioner =
-        intact::bench::text_option(argc, argv, "--preconditioner", "block_jacobi");
+        intact::bench::text_option(argc, argv, "--preconditioner", "rigid_coarse");
     const std::string preconditioner_list = preconditioner == "both" ? "block_jacobi,decade_warm_start"
                                             : preconditioner == "all"
                                                 ? "block_jacobi,decade_warm_start,rigid_coarse"
@@ -256,7 +256,7 @@ int main(int argc, char** argv) {
             json document = base;
             document["solver"]["preconditioner"] = p;
             documents.push_back(document);
-            solvers.push_back(preconditioners.size() > 1 || p != "block_jacobi"
+            solvers.push_back(preconditioners.size() > 1 || p != "rigid_coarse"
                                   ? solver + (p == "block_jacobi"   ? "/bj"
                                               : p == "rigid_coarse" ? "/rc"
                                                                     : "/dws")

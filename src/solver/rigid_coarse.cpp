@@ -16,7 +16,6 @@ namespace intact::solver {
 namespace {
 
 constexpr int k_modes = 6;
-constexpr int k_block = RigidCoarse::k_block;
 
 // A node's rows of R (before its free mask) are [I | C] with C ω = ω × arm: the columns of C are
 // e_k × arm, so Cᵀ v = arm × v.
@@ -114,18 +113,22 @@ RigidCoarse::RigidCoarse(IncrementalPotential& potential,
     Kokkos::deep_copy(m_chunk_nodes, Kokkos::View<const int*, Kokkos::HostSpace>(nodes.data(), nodes.size()));
     Kokkos::deep_copy(m_body,
                       Kokkos::View<const int*, Kokkos::HostSpace>(node_body.data(), node_body.size()));
-    const auto mask = potential.free_mask();
+    fill_mask();
+}
+
+RigidCoarse::~RigidCoarse() = default;
+
+void RigidCoarse::fill_mask() {
+    const auto mask = m_potential.free_mask();
     const auto mask3 = m_mask3;
     Kokkos::parallel_for(
-        "intact::solver::coarse_mask", Kokkos::RangePolicy<ExecSpace>(0, potential.num_local()),
+        "intact::solver::coarse_mask", Kokkos::RangePolicy<ExecSpace>(0, m_potential.num_local()),
         KOKKOS_LAMBDA(const int i) {
             for (int c = 0; c < 3; ++c) {
                 mask3(i, c) = mask(i);
             }
         });
 }
-
-RigidCoarse::~RigidCoarse() = default;
 
 void RigidCoarse::sum_chunks(int width, std::vector<double>& per_body) const {
     Kokkos::deep_copy(m_partial_host, m_partial);

@@ -74,7 +74,8 @@ public:
     /// Whether the last setup factored A_c (else the coarse correction is skipped, with a warning).
     bool factored() const;
 
-    /// Public for CUDA lambdas: the steps of setup and apply.
+    /// Public for CUDA lambdas: the steps of construction, setup and apply.
+    void fill_mask();
     void body_frames();
     void fill_arms();
     void element_blocks();

@@ -33,7 +33,7 @@ struct NewtonSettings {
     int max_iterations = 100;    ///< Newton iterations per lagged solve; non-convergence past this
     int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
     PcgSettings linear;
-    std::string preconditioner = "block_jacobi"; ///< solver.preconditioner (newton_system.hpp)
+    std::string preconditioner = "rigid_coarse"; ///< solver.preconditioner (newton_system.hpp)
 };
 
 /// What a method is built on; owned by Simulation, alive for the whole run.

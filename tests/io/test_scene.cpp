@@ -176,7 +176,7 @@ TEST(Scene, ReadsAndValidatesBalSettings) {
     EXPECT_EQ(scene.bal.stall_test, "residual");
     EXPECT_EQ(scene.bal.friction_update, "per_solve");
     const auto defaults = parse_scene(intact::test::box_scene(), "s.json");
-    EXPECT_EQ(defaults.preconditioner, "block_jacobi");
+    EXPECT_EQ(defaults.preconditioner, "rigid_coarse");
     EXPECT_EQ(defaults.bal.sigma_rule, "min");
     EXPECT_EQ(defaults.bal.stall_test, "energy");
 
