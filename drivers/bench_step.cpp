@@ -8,7 +8,8 @@
 //
 // Options: --solver NAME[,NAME...] (ipc, al, bal, stencil_descent; both = ipc,al; all = ipc,al,bal: the
 // same scene with each, and the ratios to the first), --preconditioner NAME[,NAME...] (block_jacobi,
-// decade_warm_start, rigid_coarse; both = the first two; all = the three: each Newton solver with each),
+// decade_warm_start, rigid_coarse; both = the first two; all = the three: each Newton solver with each;
+// without it, the scene's own),
 // --scene FILE (run that scene for `steps` steps instead of the pile), e.g. the contact-free beam of
 // inputs/beam_stencil_descent.json with --solver ipc,stencil_descent, and
 // --set key.path=value (repeatable) to change a key of the scene, as `intact run` does, and
@@ -223,7 +224,7 @@ int main(int argc, char** argv) {
     const std::string which = intact::bench::text_option(argc, argv, "--solver", "ipc");
     const std::string list = which == "both" ? "ipc,al" : which == "all" ? "ipc,al,bal" : which;
     const std::string preconditioner =
-        intact::bench::text_option(argc, argv, "--preconditioner", "rigid_coarse");
+        intact::bench::text_option(argc, argv, "--preconditioner", ""); // empty: the scene's own
     const std::string preconditioner_list = preconditioner == "both" ? "block_jacobi,decade_warm_start"
                                             : preconditioner == "all"
                                                 ? "block_jacobi,decade_warm_start,rigid_coarse"
@@ -254,9 +255,11 @@ int main(int argc, char** argv) {
         }
         for (const std::string& p : preconditioners) {
             json document = base;
-            document["solver"]["preconditioner"] = p;
+            if (!p.empty()) {
+                document["solver"]["preconditioner"] = p;
+            }
             documents.push_back(document);
-            solvers.push_back(preconditioners.size() > 1 || p != "rigid_coarse"
+            solvers.push_back(preconditioners.size() > 1 || !p.empty()
                                   ? solver + (p == "block_jacobi"   ? "/bj"
                                               : p == "rigid_coarse" ? "/rc"
                                                                     : "/dws")

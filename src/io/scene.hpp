@@ -227,8 +227,9 @@ struct Scene {
     AlOptions al;
     BalOptions bal;
     StencilDescentOptions stencil_descent;
-    std::string preconditioner = "rigid_coarse";  ///< solver.preconditioner: or "block_jacobi", "decade_warm_start"
-    std::optional<double> newton_tolerance;       ///< m/s; absent: 1e-2 × bounding-box diagonal per second
+    std::string preconditioner =
+        "rigid_coarse";                     ///< solver.preconditioner: or "block_jacobi", "decade_warm_start"
+    std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)
     int max_newton_iterations = 100;
     double linear_tolerance = 1e-5; ///< relative residual of PCG

@@ -108,12 +108,13 @@ RigidCoarse::RigidCoarse(IncrementalPotential& potential,
     m_chunk_nodes = Kokkos::View<int*, MemSpace>("intact::solver::coarse_chunk_nodes", nodes.size());
     m_partial = Blocks("intact::solver::coarse_partial", m_chunk_body.size());
     m_partial_host = Kokkos::create_mirror_view(m_partial);
+    m_narrow = Narrow("intact::solver::coarse_narrow", m_chunk_body.size());
+    m_narrow_host = Kokkos::create_mirror_view(m_narrow);
     Kokkos::deep_copy(m_chunk_offsets,
                       Kokkos::View<const int*, Kokkos::HostSpace>(offsets.data(), offsets.size()));
     Kokkos::deep_copy(m_chunk_nodes, Kokkos::View<const int*, Kokkos::HostSpace>(nodes.data(), nodes.size()));
     Kokkos::deep_copy(m_body,
                       Kokkos::View<const int*, Kokkos::HostSpace>(node_body.data(), node_body.size()));
-    fill_mask();
 }
 
 RigidCoarse::~RigidCoarse() = default;
@@ -131,13 +132,17 @@ void RigidCoarse::fill_mask() {
 }
 
 void RigidCoarse::sum_chunks(int width, std::vector<double>& per_body) const {
-    Kokkos::deep_copy(m_partial_host, m_partial);
-    const auto partial = m_partial_host;
+    const bool narrow = width <= 6;
+    if (narrow) {
+        Kokkos::deep_copy(m_narrow_host, m_narrow);
+    } else {
+        Kokkos::deep_copy(m_partial_host, m_partial);
+    }
     per_body.assign(static_cast<std::size_t>(width) * m_num_bodies, 0.0);
     for (std::size_t chunk = 0; chunk < m_chunk_body.size(); ++chunk) {
         double* out = per_body.data() + static_cast<std::size_t>(width) * m_chunk_body[chunk];
         for (int k = 0; k < width; ++k) {
-            out[k] += partial(chunk, k);
+            out[k] += narrow ? m_narrow_host(chunk, k) : m_partial_host(chunk, k);
         }
     }
 }
@@ -147,7 +152,7 @@ void RigidCoarse::body_frames() {
     const auto x = m_positions;
     const auto offsets = m_chunk_offsets;
     const auto nodes = m_chunk_nodes;
-    const auto partial = m_partial;
+    const auto partial = m_narrow;
     Kokkos::parallel_for(
         "intact::solver::coarse_frames", Kokkos::RangePolicy<ExecSpace>(0, m_chunk_body.size()),
         KOKKOS_LAMBDA(const int chunk) {
@@ -310,8 +315,10 @@ void RigidCoarse::contact_blocks(std::map<std::pair<int, int>, std::vector<doubl
 }
 
 void RigidCoarse::setup() {
-    INTACT_REQUIRE(m_positions.extent(0) > 0, "rigid_coarse: set_positions before setup");
+    INTACT_REQUIRE(static_cast<int>(m_positions.extent(0)) >= m_potential.num_local(),
+                   "rigid_coarse: set_positions (every local row) before setup");
     m_jacobi.setup();
+    fill_mask(); // a moving box's rows are freed when its motion ends (BoundaryMotion::release)
     body_frames();
     fill_arms();
     element_blocks();
@@ -400,11 +407,16 @@ void RigidCoarse::setup() {
     Eigen::SparseMatrix<double> coarse(n, n);
     coarse.setFromTriplets(triplets.begin(), triplets.end());
     m_factor->ldlt.compute(coarse);
-    m_factor->ok = m_factor->ldlt.info() == Eigen::Success;
+    // PCG needs an SPD preconditioner: every pivot positive (SimplicialLDLT fails only on a zero one).
+    // The matrix is the same on every rank; the MIN keeps the ranks' decision one even so.
+    int ok = m_factor->ldlt.info() == Eigen::Success && m_factor->ldlt.vectorD().minCoeff() > 0.0 ? 1 : 0;
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, m_comm));
+    m_factor->ok = ok == 1;
     if (!m_factor->ok && !m_warned) {
         m_warned = true;
         if (m_rank == 0) {
-            std::fprintf(stderr, "warning: rigid_coarse: the coarse matrix did not factor; this solve runs "
+            std::fprintf(stderr, "warning: rigid_coarse: the coarse matrix did not factor with positive "
+                                 "pivots; this solve runs "
                                  "block Jacobi alone\n");
         }
     }
@@ -415,7 +427,7 @@ void RigidCoarse::restrict_chunks(const NodeField& v) const {
     const auto arm = m_arm;
     const auto offsets = m_chunk_offsets;
     const auto nodes = m_chunk_nodes;
-    const auto partial = m_partial;
+    const auto partial = m_narrow;
     Kokkos::parallel_for(
         "intact::solver::coarse_restrict", Kokkos::RangePolicy<ExecSpace>(0, m_chunk_body.size()),
         KOKKOS_LAMBDA(const int chunk) {

@@ -74,7 +74,7 @@ public:
     /// Whether the last setup factored A_c (else the coarse correction is skipped, with a warning).
     bool factored() const;
 
-    /// Public for CUDA lambdas: the steps of construction, setup and apply.
+    /// Public for CUDA lambdas: the steps of setup and apply.
     void fill_mask();
     void body_frames();
     void fill_arms();
@@ -84,7 +84,8 @@ public:
     void add_prolongation(const NodeField& out) const;
 
 private:
-    /// Per-chunk partial sums (`width` values per owned node, chunk order) to per-body sums on the host.
+    /// Per-chunk partial sums (`width` values per chunk, chunk order; m_narrow up to 6, m_partial above)
+    /// to per-body sums on the host.
     void sum_chunks(int width, std::vector<double>& per_body) const;
     /// c = A_c⁻¹ Rᵀ r into m_coefficients, z += R c; returns (Rᵀ r)·c. Collective.
     double add_correction(const NodeField& r, const NodeField& z) const;
@@ -100,8 +101,11 @@ private:
     Kokkos::View<int*, MemSpace> m_chunk_nodes;   ///< owned nodes grouped by body
     std::vector<int> m_chunk_body;                ///< per chunk (host)
     using Blocks = Kokkos::View<double* [k_block], Kokkos::LayoutRight, MemSpace>;
-    Blocks m_partial;                  ///< per chunk, up to 36 values
+    using Narrow = Kokkos::View<double* [6], Kokkos::LayoutRight, MemSpace>;
+    Blocks m_partial;                  ///< per chunk, 36 values (A_c's element blocks)
     Blocks::HostMirror m_partial_host; ///< its host copy
+    Narrow m_narrow;                   ///< per chunk, up to 6 values (frames; Rᵀ r in every PCG iteration)
+    Narrow::HostMirror m_narrow_host;  ///< its host copy
     mutable Blocks m_projected;        ///< per contact block: its 6 × 6 projection (grown)
     mutable Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> m_keys; ///< its bodies (grown)
     NodeField m_arm;                        ///< per local node: (x − centroid) / radius of its body

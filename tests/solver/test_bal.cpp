@@ -487,10 +487,11 @@ TEST(Bal, StoneArchStandsTwoSecondsAndFallsWithLowFriction) {
     EXPECT_EQ(stands.unconverged, 0);
     EXPECT_LT(stands.max_residual_acceleration, 0.1 * g);
     EXPECT_LT(stands.max_displacement.back(), 2.0 * 1e-3 * 2.0);
-    // μ = 0.1: the voussoirs slide and the crown drops, in 0.2 s several times as far as the standing
-    // arch creeps in 2 s (measured 6.5 mm; 0.2 m would be free fall). The fall's steps do not converge
-    // (README "Barrier-augmented Lagrangian solver"), so Newton is capped to keep the test short.
-    const ArchRun falls = run_arch(0.1, 6, {"solver.max_newton_iterations=20"}, "arch_falls");
+    // μ = 0.1: the voussoirs slide and the crown drops, in 0.3 s several times as far as the standing
+    // arch creeps in 2 s (measured 5.2 mm after 0.2 s at 2 ranks, 6.5 mm with block Jacobi; 0.2 m would be
+    // free fall). Most of the fall's steps do not converge (README "Barrier-augmented Lagrangian
+    // solver"), so Newton is capped to keep the test short.
+    const ArchRun falls = run_arch(0.1, 9, {"solver.max_newton_iterations=20"}, "arch_falls");
     EXPECT_GT(falls.max_displacement.back(), 10.0 * stands.max_displacement.at(5));
     EXPECT_GT(falls.max_displacement.back(), 2.0 * stands.max_displacement.back());
 }
