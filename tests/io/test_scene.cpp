@@ -162,7 +162,7 @@ TEST(Scene, ReadsAndValidatesBalSettings) {
                             {"sigma_rule", "max"},
                             {"stall_window", 50},
                             {"stall_test", "residual"},
-                            {"friction_update", "per_solve"}}}};
+                            {"friction_update", "per_iteration"}}}};
     const auto scene = parse_scene(document, "s.json");
     EXPECT_EQ(scene.solver, "bal");
     EXPECT_EQ(scene.preconditioner, "decade_warm_start");
@@ -174,11 +174,12 @@ TEST(Scene, ReadsAndValidatesBalSettings) {
     EXPECT_EQ(scene.bal.pcg_tolerance, 1e-4);
     EXPECT_EQ(scene.bal.stall_window, 50);
     EXPECT_EQ(scene.bal.stall_test, "residual");
-    EXPECT_EQ(scene.bal.friction_update, "per_solve");
+    EXPECT_EQ(scene.bal.friction_update, "per_iteration");
     const auto defaults = parse_scene(intact::test::box_scene(), "s.json");
     EXPECT_EQ(defaults.preconditioner, "rigid_coarse");
     EXPECT_EQ(defaults.bal.sigma_rule, "min");
     EXPECT_EQ(defaults.bal.stall_test, "energy");
+    EXPECT_EQ(defaults.bal.friction_update, "per_solve");
 
     const std::vector<std::tuple<std::string, nlohmann::json, std::string, std::string>> cases{
         {"/solver/preconditioner", "ilu", "solver.preconditioner", "unknown preconditioner"},

@@ -2,12 +2,14 @@
 """Write a semicircular stone arch: N voussoirs (MEDIT .mesh, 8 vertices / 6 tetrahedra each) on two
 knife-edge supports (an .obj obstacle), and its scene file.
 
-    python3 make_arch.py N SCENE.json [--friction MU] [--steps STEPS]
+    python3 make_arch.py N SCENE.json [--friction MU] [--steps STEPS] [--scale S]
 
 The arch lies in the x-z plane, centred at the origin, inner radius 1 m, outer 1.3 m, 0.2 m deep (y).
 Neighbouring voussoirs are `gap` apart (their joint faces shifted by gap/2 each, so the gap is uniform),
 and the springers stand gap/2 above the knife edges (z = 0 at x = +-1.15 m, the middle of their bottom
-faces). Stone: E = 20 GPa, nu = 0.2, 2300 kg/m^3; d_hat = 1 um, gap = 2 um.
+faces). Stone: E = 20 GPa, nu = 0.2, 2300 kg/m^3; d_hat = 1 um, gap = 0.5 um.
+--scale S multiplies every length but the gap and d_hat (S = 15: IPC's 20 m high masonry arch, Fig. 7 of
+the IPC paper); its meshes go to meshes/arch/N_xS/.
 Meshes go to meshes/arch/N/ next to this script; the scene names them relative to its own folder.
 """
 import json
@@ -22,13 +24,13 @@ GAP = 5e-7
 TETS = [(0, 1, 3, 7), (0, 3, 2, 7), (0, 2, 6, 7), (0, 6, 4, 7), (0, 4, 5, 7), (0, 5, 1, 7)]
 
 
-def voussoir(k, n):
+def voussoir(k, n, scale):
     """The 8 corners of voussoir k of n (angles from pi down to 0, so k = 0 is the left springer)."""
     a = math.pi * (1.0 - k / n)
     b = math.pi * (1.0 - (k + 1) / n)
     corners = []
-    for depth in (0.0, DEPTH):
-        for radius in (INNER, OUTER):
+    for depth in (0.0, scale * DEPTH):
+        for radius in (scale * INNER, scale * OUTER):
             for angle, sign in ((a, -1.0), (b, 1.0)):
                 # Shift the joint face at `angle` by gap/2 along its tangent into the voussoir.
                 tx, tz = -math.sin(angle), math.cos(angle)
@@ -60,13 +62,14 @@ def write_mesh(path, corners):
         f.write("End\n")
 
 
-def write_supports(path):
-    """Two knife edges along y at x = +-(INNER + OUTER) / 2, apex at z = 0, 0.1 m high."""
+def write_supports(path, scale):
+    """Two knife edges along y at x = +-(INNER + OUTER) / 2, apex at z = 0, 0.1 m high (times scale)."""
     verts, faces = [], []
-    for x0 in (-(INNER + OUTER) / 2, (INNER + OUTER) / 2):
+    s = scale
+    for x0 in (-s * (INNER + OUTER) / 2, s * (INNER + OUTER) / 2):
         base = len(verts)
-        for y in (-0.05, DEPTH + 0.05):
-            verts += [(x0, y, 0.0), (x0 - 0.05, y, -0.1), (x0 + 0.05, y, -0.1)]
+        for y in (-0.05 * s, s * (DEPTH + 0.05)):
+            verts += [(x0, y, 0.0), (x0 - 0.05 * s, y, -0.1 * s), (x0 + 0.05 * s, y, -0.1 * s)]
         # apex 0/3, left foot 1/4, right foot 2/5 (at y0 / y1)
         for a, b, c in ((0, 1, 2), (3, 5, 4), (0, 3, 4), (0, 4, 1), (0, 2, 5), (0, 5, 3), (1, 4, 5), (1, 5, 2)):
             faces.append((base + a, base + b, base + c))
@@ -82,21 +85,23 @@ def main():
     scene_path = sys.argv[2]
     friction = float(sys.argv[sys.argv.index("--friction") + 1]) if "--friction" in sys.argv else 0.5
     steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 60
+    scale = float(sys.argv[sys.argv.index("--scale") + 1]) if "--scale" in sys.argv else 1.0
     here = os.path.dirname(os.path.abspath(__file__))
-    folder = os.path.join(here, str(n))
+    suffix = "" if scale == 1.0 else f"_x{scale:g}"
+    folder = os.path.join(here, str(n) + suffix)
     os.makedirs(folder, exist_ok=True)
     scene_dir = os.path.dirname(os.path.abspath(scene_path))
     bodies = []
     for k in range(n):
         mesh = os.path.join(folder, f"voussoir_{k:02d}.mesh")
-        write_mesh(mesh, voussoir(k, n))
+        write_mesh(mesh, voussoir(k, n, scale))
         bodies.append({
             "name": f"voussoir{k}",
             "mesh": {"file": os.path.relpath(mesh, scene_dir)},
             "material": {"model": "neo_hookean", "youngs_modulus": 2e10, "poisson_ratio": 0.2, "density": 2300.0},
         })
-    supports = os.path.join(here, "knife_edges.obj")
-    write_supports(supports)
+    supports = os.path.join(here, f"knife_edges{suffix}.obj")
+    write_supports(supports, scale)
     scene = {
         "time": {"dt": 1.0 / 30.0, "steps": steps},
         "gravity": [0.0, 0.0, -9.81],
@@ -104,7 +109,7 @@ def main():
         "obstacles": [{"mesh": {"file": os.path.relpath(supports, scene_dir)}}],
         "contact": {"enabled": True, "dhat": 1e-6, "friction": friction},
         "solver": {"type": "bal"},
-        "output": {"dir": f"output/stone_arch_{n}", "every": 10},
+        "output": {"dir": f"output/stone_arch_{n}{suffix}", "every": 10},
     }
     with open(scene_path, "w") as f:
         json.dump(scene, f, indent=1)
