@@ -247,7 +247,7 @@ void read_bal_options(JsonObject& solver, Scene& scene) {
     o.friction_update = bal.optional<std::string>("friction_update", o.friction_update);
     if (o.friction_update != "per_iteration" && o.friction_update != "per_solve") {
         bal.fail("friction_update", "unknown value '" + o.friction_update + "'",
-                 "use \"per_iteration\" (the paper's fully implicit friction) or \"per_solve\" (lagged once "
+                 "use \"per_iteration\" (the paper's per-iteration lag, §2.8) or \"per_solve\" (lagged once "
                  "per step at its start)");
     }
     bal.finish();

@@ -235,7 +235,7 @@ StepResult BalSolver::solve(const NodeField& x, const StepProblem& problem) {
             contact_at_x = false;
         }
 
-        // 2. A and A′ at x, and friction re-lagged there (§2.8).
+        // 2. A and A′ at x, and friction re-lagged there (`per_iteration` only, §2.8).
         if (m_contact) {
             ScopedTimer timer(seconds.contact);
             if (!contact_at_x) {

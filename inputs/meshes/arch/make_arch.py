@@ -8,9 +8,10 @@ The arch lies in the x-z plane, centred at the origin, inner radius 1 m, outer 1
 Neighbouring voussoirs are `gap` apart (their joint faces shifted by gap/2 each, so the gap is uniform),
 and the springers stand gap/2 above the knife edges (z = 0 at x = +-1.15 m, the middle of their bottom
 faces). Stone: E = 20 GPa, nu = 0.2, 2300 kg/m^3; d_hat = 1 um, gap = 0.5 um.
---scale S multiplies every length but the gap and d_hat (S = 15: IPC's 20 m high masonry arch, Fig. 7 of
-the IPC paper); its meshes go to meshes/arch/N_xS/.
-Meshes go to meshes/arch/N/ next to this script; the scene names them relative to its own folder.
+Meshes go to meshes/arch/N/ next to this script, the supports to knife_edges.obj; the scene names them
+relative to its own folder. --scale S (> 0) multiplies every length but the gap and d_hat (S = 15: IPC's
+20 m high masonry arch, Fig. 7 of the IPC paper) and writes meshes/arch/N_xS/, knife_edges_xS.obj and the
+output folder output/stone_arch_N_xS.
 """
 import json
 import math
@@ -86,6 +87,8 @@ def main():
     friction = float(sys.argv[sys.argv.index("--friction") + 1]) if "--friction" in sys.argv else 0.5
     steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 60
     scale = float(sys.argv[sys.argv.index("--scale") + 1]) if "--scale" in sys.argv else 1.0
+    if not scale > 0.0:
+        sys.exit(f"make_arch.py: --scale must be positive, got {scale}")
     here = os.path.dirname(os.path.abspath(__file__))
     suffix = "" if scale == 1.0 else f"_x{scale:g}"
     folder = os.path.join(here, str(n) + suffix)
