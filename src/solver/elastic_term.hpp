@@ -42,8 +42,9 @@ public:
     void evaluate(const NodeField& x, bool hessians = true);
     /// (`gradients()` and `hessians()` are empty until the first evaluation that needs them.)
 
-    /// Largest α in (0, 1] such that every neo-Hookean local element keeps at least 20% of its current
-    /// volume along x + α p (IPC spec §7.4); 1 when no such element shrinks that much. This rank only.
+    /// Largest α in (0, 1] such that every local element, of any material, keeps at least 20% of its
+    /// current volume along x + α p (IPC spec §7.4 for neo-Hookean; the invertible models get it too, so
+    /// no solver inverts an element); 1 when no element shrinks that much. This rank only.
     double max_step(const NodeField& x, const NodeField& p) const;
 
     /// Lumped mass of every local node (complete for owned nodes), kg.

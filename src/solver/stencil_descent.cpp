@@ -351,10 +351,7 @@ KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
             continue;
         }
         for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
-            const int e = d.entry_element(k2);
-            if (d.model(e) != static_cast<int>(MaterialModel::neo_hookean)) {
-                continue;
-            }
+            const int e = d.entry_element(k2); // every material: no element inverts (ElasticTerm::max_step)
             KVec3 q[4], dq[4];
             for (int c = 0; c < 4; ++c) {
                 const int n = d.tets(e, c);
