@@ -1,8 +1,8 @@
 #pragma once
 /// @file step_bound.hpp
-/// @brief The largest safe fraction of a step: no neo-Hookean element loses more than 80% of its volume
-/// (IPC spec §7.4) and no contact pair closes more than 80% of its gap (conservative CCD, §8), reduced
-/// over ranks with one MIN so every rank takes the same α.
+/// @brief The largest safe fraction of a step: no element, of any material, loses more than 80% of its
+/// volume (IPC spec §7.4 for neo-Hookean; ElasticTerm::max_step) and no contact pair closes more than 80% of
+/// its gap (conservative CCD, §8), reduced over ranks with one MIN so every rank takes the same α.
 
 #include "src/contact/contact_model.hpp"
 #include "src/solver/boundary_motion.hpp"
