@@ -21,6 +21,8 @@ namespace {
 // α of the spec's safeguard (§2.7): this many iterations in a row below `stalled_step` double μ and halve δ.
 constexpr double stalled_step = 1e-4;
 constexpr int stall_limit = 50;
+// The fraction of its rest volume below which y's boundary placement takes no element (place_boundary).
+constexpr double smallest_rest_volume = 1e-3;
 
 } // namespace
 
@@ -98,6 +100,39 @@ void AlSolver::axpy(const NodeField& a, double s, const NodeField& b, const Node
                 out(i, c) = a(i, c) + s * b(i, c);
             }
         });
+}
+
+void AlSolver::mask_prescribed(const NodeField& field) const {
+    const auto free = m_boundary.free_mask();
+    Kokkos::parallel_for(
+        "intact::solver::al_mask_prescribed", Kokkos::RangePolicy<ExecSpace>(0, field.extent(0)),
+        KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                field(i, c) *= free(i);
+            }
+        });
+}
+
+bool AlSolver::place_boundary() {
+    // y's prescribed rows go towards their targets as far as keeps a fifth of every element's volume (the
+    // step bound's rule; one global MIN). Placing them at once, as the spec's §2.8 does, flattens what
+    // they drive into: from a y with collapsed elements the inner Newton cannot recover (the energy is
+    // infinite there, so every backtracking trial fails), and x, which follows y a fifth of a volume at a
+    // time, ends the step flat (a face pushed 0.1 m per step into a 0.4 m block).
+    //
+    // Each placement also keeps every element above a thousandth of its rest volume: where the prescribed
+    // motion crushes the body (a face driven onto a fixed one), the fifths would otherwise add up, stage
+    // after stage and step after step, to flat elements; there the boundary stops short, and the step
+    // ends not converged at the outer-iteration cap with every element intact, as `ipc`'s do.
+    if (m_boundary.remaining(m_y) == 0.0) {
+        return true;
+    }
+    const double fraction = comm::allreduce_min(
+        m_parts.comm, m_potential.elastic().max_step(m_y, m_boundary.step(), smallest_rest_volume));
+    const double alpha = std::min(fraction, 1.0); // 1: exactly on the targets
+    m_boundary.trial_point(m_y, m_boundary.step(), alpha, m_trial);
+    Kokkos::deep_copy(m_y, m_trial);
+    return alpha == 1.0;
 }
 
 double AlSolver::advance_segment(const NodeField& x, PhaseSeconds& seconds) {
@@ -186,12 +221,18 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
             break;
         }
 
-        // 2. Backtracking on the AL energy from r = 1, no CCD (y may penetrate; x stays safe).
+        // 2. Backtracking on the AL energy, no CCD (y may penetrate; x stays safe), from r = 1 or as far
+        //    as keeps a fifth of every element's volume. y may not invert, whatever the material: x
+        //    follows y a fifth of a volume at a time, so an inverted y would flatten x (a stable
+        //    neo-Hookean or StVK block crushed by its prescribed face did, where neo-Hookean's infinite
+        //    energy stopped y).
         LineSearchResult search;
         {
             ScopedTimer timer(seconds.line_search);
+            const double largest =
+                comm::allreduce_min(m_parts.comm, m_potential.elastic().max_step(m_y, m_direction));
             const std::vector<double> terms_at_y = m_potential.term_energies(m_contact.positions());
-            search = backtrack(1.0, false, [&](double r) {
+            search = backtrack(std::min(largest, 1.0), false, [&](double r) {
                 axpy(m_y, r, m_direction, m_trial);
                 m_contact.gather_trial(m_trial, m_boundary.obstacle_target()); // collective
                 return m_potential.energy_change(m_y, m_trial, problem, terms_at_y);
@@ -252,6 +293,7 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     //    (spec §2.8); the first set update sees the collisions of that motion.
     if (m_options.start == "inertial") {
         axpy(problem.x_hat, -1.0, x, m_direction);
+        mask_prescribed(m_direction);
         const double fraction =
             comm::allreduce_min(m_parts.comm, m_potential.elastic().max_step(x, m_direction));
         if (fraction < 1.0) {
@@ -260,14 +302,23 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     } else {
         Kokkos::deep_copy(m_direction, 0.0);
     }
-    m_boundary.trial_point(x, m_direction, 1.0, m_y);
+    axpy(x, 1.0, m_direction, m_y);
+    OuterLoop loop;
+    loop.boundary_placed = place_boundary();
     advance_segment(x, seconds);
 
-    OuterLoop loop;
     for (int lag = 1;; ++lag) {
         // 2. Outer iterations until the weight B of the first K_min iterates of this lag is below ε and,
-        //    while constraints are held (`settle`), y passes the stopping rule with the multipliers.
+        //    while constraints are held (`settle`), y passes the stopping rule with the multipliers; while
+        //    y's prescribed rows are short of their targets, each time that holds they go on by the next
+        //    safe fraction and the outer iterations run again (one budget of max_outer_iterations).
+        loop.lag_iterations = 0;
         run_outer_iterations(x, problem, result, loop, lag > 1);
+        while (lag == 1 && result.converged && !loop.boundary_placed) {
+            loop.boundary_placed = place_boundary();
+            advance_segment(x, seconds);
+            run_outer_iterations(x, problem, result, loop, false);
+        }
         if (!m_friction || !result.converged || loop.settled || lag >= m_settings.friction_iterations) {
             break;
         }
@@ -309,7 +360,7 @@ void AlSolver::run_outer_iterations(
     PhaseSeconds& seconds = result.seconds;
     loop.weight = 1.0; // B
     loop.settled = false;
-    int k = 0;             // outer iterations of this lag
+    int k = 0;             // outer iterations of this call (one boundary stage of a lag)
     bool settling = false; // past B < ε, iterating until y passes the stopping rule
     for (;;) {
         if (loop.weight <= m_options.epsilon) {
@@ -318,14 +369,19 @@ void AlSolver::run_outer_iterations(
                 break;
             }
         }
-        if (k == m_options.max_outer_iterations) {
+        if (loop.lag_iterations == m_options.max_outer_iterations) {
             const char* advice =
                 "; the step ends at the last safe state (raise solver.al.max_outer_iterations, "
                 "or lower time.dt)";
+            const int n = loop.lag_iterations;
             if (settling) {
-                log::warn() << "al: " << k << " outer iterations without the multipliers settling" << advice;
+                log::warn() << "al: " << n << " outer iterations without the multipliers settling" << advice;
+            } else if (!loop.boundary_placed) {
+                log::warn() << "al: " << n
+                            << " outer iterations without the prescribed nodes reaching their targets"
+                            << advice;
             } else {
-                log::warn() << "al: " << k
+                log::warn() << "al: " << n
                             << " outer iterations without reaching epsilon = " << m_options.epsilon
                             << " (B = " << loop.weight << ")" << advice;
             }
@@ -349,11 +405,12 @@ void AlSolver::run_outer_iterations(
         // α along x → y (inversion bound and CCD, global MIN), the pairs colliding on the rest of the
         // segment for the next update, then x moves.
         const double alpha = advance_segment(x, seconds);
-        m_boundary.trial_point(x, m_segment, alpha, m_trial);
+        m_boundary.trial_point(x, m_segment, alpha, m_trial, loop.boundary_placed);
         Kokkos::deep_copy(x, m_trial);
         m_boundary.accept_trial();
         ++k;
         ++loop.iterations;
+        ++loop.lag_iterations;
         loop.alpha_sum += alpha;
         if (k >= *m_options.k_min) {
             loop.weight *= 1.0 - alpha;

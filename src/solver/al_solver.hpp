@@ -4,16 +4,18 @@
 /// number of ranks.
 ///
 /// Per step (spec §2.2, Alg. A): the AL iterate y (the spec's x̂) starts at the integrator's inertial
-/// target x̂ with prescribed rows and obstacles on their targets (§2.8: eliminated rows, no gradual
-/// arrival); the safe state x follows y along CCD-certified segments x ← x + α (y − x). Each outer
-/// iteration
+/// target x̂ with obstacles on their targets and prescribed rows as far towards theirs as keeps a fifth
+/// of every element's volume (§2.8 places them at once; see place_boundary); both are eliminated rows.
+/// The safe state x follows y along CCD-certified segments x ← x + α (y − x). Each outer iteration
 ///   1. adds to the constraint set the pairs that collide on the segment x → y (earliest per vertex,
 ///      Alg. C) and drops those whose γ has faded,
 ///   2. linearises every constraint at x and runs projected Newton on y (Alg. B, one PCG solve per
 ///      iteration, backtracking on the AL energy with the slacks held, no CCD) until a full step,
 ///   3. updates λ and γ once,
 ///   4. takes α from the inversion bound and CCD along x → y (one global MIN) and moves x.
-/// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5) and, with `settle` while
+/// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5; if y's prescribed rows
+/// are short of their targets, they go on by the next safe fraction and the outer iterations run again,
+/// within the same budget) and, with `settle` while
 /// any constraint is held, once the first Newton direction of an outer iteration passes the
 /// Newton-type stopping rule (stopping_rule.hpp) with the multipliers of the last dual update; at the latest
 /// after `max_outer_iterations` (logged; the step reports not converged). With free motion (no constraint
@@ -93,17 +95,21 @@ public:
     double largest_free_diagonal() const;
     /// Public for CUDA lambdas: rhs = −∇E.
     void negate_gradient();
+    /// Public for CUDA lambdas: zero on prescribed rows. Local.
+    void mask_prescribed(const NodeField& field) const;
     /// Public for CUDA lambdas: out = a + s b on every local row.
     static void axpy(const NodeField& a, double s, const NodeField& b, const NodeField& out);
 
 private:
     /// The outer iterations of one step, across its friction lags.
     struct OuterLoop {
-        double weight = 1.0;    ///< B of the current lag
-        double alpha_sum = 0.0; ///< Σ α over the step
-        int iterations = 0;     ///< over the step
-        int stalled = 0;        ///< consecutive iterations with α < the stall threshold
-        bool settled = false;   ///< after a new lag, y already passed the stopping rule
+        double weight = 1.0;          ///< B of the current lag
+        double alpha_sum = 0.0;       ///< Σ α over the step
+        int iterations = 0;           ///< over the step
+        int stalled = 0;              ///< consecutive iterations with α < the stall threshold
+        bool settled = false;         ///< after a new lag, y already passed the stopping rule
+        int lag_iterations = 0;       ///< outer iterations of the current lag, over its boundary stages
+        bool boundary_placed = false; ///< y's prescribed rows are on their targets
     };
     /// One call of Alg. B: its Newton iterations, and whether it stopped at once because y already passed
     /// the stopping rule (asked after a new friction lag, and past B < ε with `settle`).
@@ -112,6 +118,9 @@ private:
         bool settled = false;
     };
 
+    /// y's prescribed rows by the largest safe fraction of their remaining motion (the step bound's
+    /// volume rule, from y); returns whether they are on their targets. Collective.
+    bool place_boundary();
     double advance_segment(const NodeField& x, PhaseSeconds& seconds);
     void insert_pending();
     Subproblem solve_subproblem(const NodeField& x,

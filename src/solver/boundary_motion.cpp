@@ -208,11 +208,9 @@ void BoundaryMotion::hold() {
     }
 }
 
-void BoundaryMotion::trial_point(const NodeField& x,
-                                 const NodeField& p,
-                                 double alpha,
-                                 const NodeField& trial) {
-    const bool arrive = alpha == 1.0;
+void BoundaryMotion::trial_point(
+    const NodeField& x, const NodeField& p, double alpha, const NodeField& trial, bool snap) {
+    const bool arrive = snap && alpha == 1.0;
     const auto free = m_free;
     const auto target = m_target;
     Kokkos::parallel_for(

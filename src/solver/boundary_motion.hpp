@@ -64,9 +64,10 @@ public:
     /// them. Local.
     void hold();
 
-    /// trial = x + α p on every local row, except that when α = 1 the prescribed rows land exactly on
-    /// their targets; obstacle rows likewise into obstacle_trial(). Local.
-    void trial_point(const NodeField& x, const NodeField& p, double alpha, const NodeField& trial);
+    /// trial = x + α p on every local row, except that when α = 1 and `snap`, the prescribed rows land
+    /// exactly on their targets; obstacle rows likewise into obstacle_trial(). Local.
+    void trial_point(
+        const NodeField& x, const NodeField& p, double alpha, const NodeField& trial, bool snap = true);
     /// Accept the last trial point's obstacle rows. Local.
     void accept_trial();
 

@@ -286,11 +286,12 @@ void ElasticTerm::evaluate(const NodeField& x, bool hessians) {
     }
 }
 
-double ElasticTerm::max_step(const NodeField& x, const NodeField& p) const {
+double ElasticTerm::max_step(const NodeField& x, const NodeField& p, double rest_floor) const {
     // Every material, not only neo-Hookean (whose energy is +∞ there): the invertible models are
     // defined for inverted elements, but no accepted state of Intact inverts one (`intact check` flags
     // it), so a step never takes an element below a fifth of its volume.
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
+    const auto rest = m_volume;
     double alpha = 1.0;
     Kokkos::parallel_reduce(
         "intact::solver::inversion_bound", Kokkos::RangePolicy<ExecSpace>(0, tets.extent(0)),
@@ -298,7 +299,13 @@ double ElasticTerm::max_step(const NodeField& x, const NodeField& p) const {
             kernels::Vec3 q[4], d[4];
             load_corners(tets, x, e, q);
             load_corners(tets, p, e, d);
-            const double step = kernels::max_step_keeping_volume(q, d, 0.2, 1.0);
+            double keep = 0.2; // of the current volume
+            if (rest_floor > 0.0) {
+                // At or below the floor, the volume may not fall at all.
+                const double floor = rest_floor * rest(e) / kernels::signed_volume(q);
+                keep = floor > keep ? (floor < 1.0 - 1e-12 ? floor : 1.0 - 1e-12) : keep;
+            }
+            const double step = kernels::max_step_keeping_volume(q, d, keep, 1.0);
             smallest = step < smallest ? step : smallest;
         },
         Kokkos::Min<double>(alpha));

@@ -44,8 +44,10 @@ public:
 
     /// Largest α in (0, 1] such that every local element, of any material, keeps at least 20% of its
     /// current volume along x + α p (IPC spec §7.4 for neo-Hookean; the invertible models get it too, so
-    /// no solver inverts an element); 1 when no element shrinks that much. This rank only.
-    double max_step(const NodeField& x, const NodeField& p) const;
+    /// no solver inverts an element); 1 when no element shrinks that much. With `rest_floor` > 0, every
+    /// element also keeps at least that fraction of its rest volume (an element already at or below it
+    /// may not shrink). This rank only.
+    double max_step(const NodeField& x, const NodeField& p, double rest_floor = 0.0) const;
 
     /// Lumped mass of every local node (complete for owned nodes), kg.
     Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_mass; }

