@@ -142,7 +142,7 @@ struct AlOptions {
     double removal_threshold = 0.01; ///< constraints whose γ falls below this leave the set
     double mu_scale = 0.1;           ///< μ = mu_scale × max diagonal of ∇²E at the step's start
     std::optional<double> offset;    ///< δ (m); absent: contact.dhat
-    int max_outer_iterations = 300;  ///< cap per step (logged, the step reports not converged)
+    int max_outer_iterations = 300;  ///< cap per friction lag (logged, the step reports not converged)
     bool literal_order = false;      ///< the paper's Alg. 1 order: solve, then update the set
     bool pure_penalty = false;       ///< λ held at 0 (the paper's ablation §6.3; not for production)
     bool settle = false;             ///< past B < ε, iterate on until the stopping rule passes

@@ -213,26 +213,25 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
                 return done;
             }
         }
-        if (max_norm(m_parts.comm, m_direction, m_potential.num_owned()) <=
-            1e-3 * m_settings.stop.velocity * problem.h) {
-            // Far below the solve's resolution: E's change would be round-off, which a strict decrease
-            // test may reject (spec §2.6). Take it whole; that is a full step.
-            axpy(m_y, 1.0, m_direction, m_y);
-            break;
-        }
-
         // 2. Backtracking on the AL energy, no CCD (y may penetrate; x stays safe), from r = 1 or as far
         //    as keeps a fifth of every element's volume. y may not invert, whatever the material: x
         //    follows y a fifth of a volume at a time, so an inverted y would flatten x (a stable
         //    neo-Hookean or StVK block crushed by its prescribed face did, where neo-Hookean's infinite
         //    energy stopped y).
+        const double largest = std::min(
+            1.0, comm::allreduce_min(m_parts.comm, m_potential.elastic().max_step(m_y, m_direction)));
+        if (max_norm(m_parts.comm, m_direction, m_potential.num_owned()) <=
+            1e-3 * m_settings.stop.velocity * problem.h) {
+            // Far below the solve's resolution: E's change would be round-off, which a strict decrease
+            // test may reject (spec §2.6). Take it whole (within the volume rule); that is a full step.
+            axpy(m_y, largest, m_direction, m_y);
+            break;
+        }
         LineSearchResult search;
         {
             ScopedTimer timer(seconds.line_search);
-            const double largest =
-                comm::allreduce_min(m_parts.comm, m_potential.elastic().max_step(m_y, m_direction));
             const std::vector<double> terms_at_y = m_potential.term_energies(m_contact.positions());
-            search = backtrack(std::min(largest, 1.0), false, [&](double r) {
+            search = backtrack(largest, false, [&](double r) {
                 axpy(m_y, r, m_direction, m_trial);
                 m_contact.gather_trial(m_trial, m_boundary.obstacle_target()); // collective
                 return m_potential.energy_change(m_y, m_trial, problem, terms_at_y);
@@ -289,8 +288,9 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
 
     // 1. y starts at the inertial target x̂ (`start: inertial`; as far towards it as inverts no element,
-    //    the step bound's 80% volume rule) or at xᵗ (`positions`), with the boundary on its targets
-    //    (spec §2.8); the first set update sees the collisions of that motion.
+    //    the step bound's 80% volume rule) or at xᵗ (`positions`), with obstacles on their targets and
+    //    prescribed rows as far towards theirs as place_boundary allows; the first set update sees the
+    //    collisions of that motion.
     if (m_options.start == "inertial") {
         axpy(problem.x_hat, -1.0, x, m_direction);
         mask_prescribed(m_direction);
@@ -331,7 +331,10 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     result.residual = loop.weight;
 
     // 4. The prescribed rows onto their targets when the rest of their motion is safe.
-    if (m_boundary.remaining(x) > 0.0 && m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {
+    //    Not when y's rows stopped short (a crushing step): the 20% rule alone could take them the rest of
+    //    the way past the rest-volume floor that stopped them.
+    if (loop.boundary_placed && m_boundary.remaining(x) > 0.0 &&
+        m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {
         m_boundary.arrive(x);
     }
 
@@ -364,7 +367,7 @@ void AlSolver::run_outer_iterations(
     bool settling = false; // past B < ε, iterating until y passes the stopping rule
     for (;;) {
         if (loop.weight <= m_options.epsilon) {
-            settling = m_options.settle && holds_constraints();
+            settling = m_options.settle && loop.boundary_placed && holds_constraints();
             if (!settling) {
                 break;
             }

@@ -5,12 +5,14 @@
 ///
 /// Per step (spec §2.2, Alg. A): the AL iterate y (the spec's x̂) starts at the integrator's inertial
 /// target x̂ with obstacles on their targets and prescribed rows as far towards theirs as keeps a fifth
-/// of every element's volume (§2.8 places them at once; see place_boundary); both are eliminated rows.
+/// of every element's volume and a thousandth of its rest volume (§2.8 places them at once; see
+/// place_boundary); both are eliminated rows.
 /// The safe state x follows y along CCD-certified segments x ← x + α (y − x). Each outer iteration
 ///   1. adds to the constraint set the pairs that collide on the segment x → y (earliest per vertex,
 ///      Alg. C) and drops those whose γ has faded,
 ///   2. linearises every constraint at x and runs projected Newton on y (Alg. B, one PCG solve per
-///      iteration, backtracking on the AL energy with the slacks held, no CCD) until a full step,
+///      iteration, backtracking on the AL energy with the slacks held, no CCD, from as far as keeps a
+///      fifth of every element's volume) until a full step,
 ///   3. updates λ and γ once,
 ///   4. takes α from the inversion bound and CCD along x → y (one global MIN) and moves x.
 /// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5; if y's prescribed rows
@@ -19,7 +21,7 @@
 /// any constraint is held, once the first Newton direction of an outer iteration passes the
 /// Newton-type stopping rule (stopping_rule.hpp) with the multipliers of the last dual update; at the latest
 /// after `max_outer_iterations` (logged; the step reports not converged). With free motion (no constraint
-/// held) a step takes exactly K_min Newton steps.
+/// held, no prescribed motion left to stage) a step takes exactly K_min Newton steps.
 ///
 /// Where y starts (`start`). The paper resets y to xᵗ (§2.9). With lagged friction that start has zero
 /// slips, so the first Newton step sees the friction's sticking stiffness: a sliding block's base holds

@@ -11,9 +11,10 @@
 /// - gradual (IPC): the remaining motion Δ = target − x is part of every Newton step, capped by the
 ///   step bound like the free rows, so prescribed motion never inverts an element or crosses a contact;
 ///   `arrive` puts the boundary on target once the remainder is negligible.
-/// - place and eliminate (augmented-Lagrangian methods, AL spec §2.8): `arrive` at the step's start
-///   moves prescribed rows and obstacles to their targets; they are then eliminated rows (free mask 0)
-///   for the rest of the step.
+/// - place and eliminate (AL spec §2.8): the method's own iterate takes prescribed rows and obstacles to
+///   their targets (`al` in safe stages, AlSolver::place_boundary; stencil descent at the step's start
+///   when that is safe, else by safe fractions); they are then eliminated rows (free mask 0) for the
+///   rest of the step.
 /// The free mask (1 free, 0 prescribed) is the elimination every product and PCG uses.
 
 #include "src/contact/contact_surface.hpp"

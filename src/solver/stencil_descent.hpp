@@ -30,8 +30,8 @@
 /// free owned DOFs, with ε_abs = ε_a h² ‖m‖₂ (ε_a the project's acceleration tolerance: the gradient of
 /// a uniform residual acceleration ε_a), checked before every sweep; `max_sweeps` caps a step with a
 /// logged warning. The color schedule is s = n mod S, c = (n div S) mod T with n counted across steps.
-/// Prescribed nodes are placed on their targets at the step's start when that is safe (as the AL
-/// method does) and are then fixed rows; obstacles likewise.
+/// Prescribed nodes are placed on their targets at the step's start when that is safe, else by safe
+/// fractions as the sweeps make room, and are fixed rows meanwhile; obstacles likewise.
 ///
 /// State carried across steps: the sweep counter n of the color schedule, and κ's bounds (κ restarts
 /// every step); B, ŝ_i and κ_i are rebuilt every step.
