@@ -38,9 +38,10 @@
 /// start has them sliding, and projected Newton on lagged friction — no curvature along the slip in the
 /// sliding regime — overshoots the sticking zone and backtracks, so Alg. B's inner loop runs up to 22
 /// damped steps: 340 Newton iterations in 20 steps against 160 from xᵗ; the rollers (a slab drawn
-/// through a nip) go the other way, 688 against 1732. Capping the inner loop at one or two Newton steps
-/// won the pile back (120) but stalled the stone arch (α < 1e-4 for hundreds of iterations; the paper's
-/// reason for the loop), so the loop stays as the paper has it.
+/// through a nip) go the other way, 688 against 1732. Capping the inner loop at one Newton step on every
+/// outer iteration won the pile back (120) but stalled the stone arch (α < 1e-4 for hundreds of
+/// iterations; the paper's reason for the loop); so the cap applies only where x followed y at least half
+/// way on the last segment (two Newton steps; al_solver.cpp): 170 on the pile, the arch unchanged.
 ///
 /// Decisions where the paper is silent (spec §7): update-then-solve (item 1; `literal_order` switches);
 /// the new pairs of iteration k + 1 come from the CCD of iteration k's α along x → y, whose tail is the
@@ -49,7 +50,8 @@
 /// the set only once it has closed 80% of its gap in one segment, ever deeper as h shrinks, and the
 /// contact response would depend on h); μ = mu_scale × the largest diagonal entry of the projected ∇²E at xᵗ
 /// over free rows, re-estimated every step, and δ reset each step (item 6); the inner Newton loop stops at
-/// the first full step, at p = 0, or after solver.max_newton_iterations (item 4); friction is lagged at xᵗ
+/// the first full step, at p = 0, after solver.max_newton_iterations, or after two Newton steps where
+/// the last segment's α was at least 1/2 (item 4; the cap above); friction is lagged at xᵗ
 /// from the previous step's λ (normal force λ / h², §6.1 with the sign fixed), and with
 /// `contact.friction_iterations` N > 1 lagged again at the step's solution with its own λ, up to N lags:
 /// after each new lag the outer iterations run again (K_min of them at least), unless the first Newton
@@ -128,7 +130,8 @@ private:
     Subproblem solve_subproblem(const NodeField& x,
                                 const StepProblem& problem,
                                 StepResult& result,
-                                bool stop_if_settled);
+                                bool stop_if_settled,
+                                int max_newton);
     /// Outer iterations until B < ε and, with `settle` while constraints are held, until y passes the
     /// stopping rule (or the cap): sets result.converged. `after_lag`: the first subproblem tests whether y
     /// already passes the stopping rule.
