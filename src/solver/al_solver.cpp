@@ -27,7 +27,7 @@ constexpr double smallest_rest_volume = 1e-3;
 // `capped_inner_iterations` Newton steps when the last segment's α was at least `followed`. With the
 // inertial start, projected Newton on lagged friction (no curvature along the slip while sliding)
 // overshoots the sticking zone and backtracks: on the 10 368-tet pile the loop ran up to 22 damped steps,
-// 340 Newton iterations in 20 steps, 170 with the cap, with the same trajectory to 1e-3 in energy. Where x
+// 340 Newton iterations in 20 steps, 170 with the cap, ending with the same total energy to 4e-5. Where x
 // cannot follow y (α < 1/2: a jammed contact, as in the stone arch), the loop runs uncapped: a cap of one
 // step on every iteration stalled the arch (α < 1e-4 for hundreds of iterations), the paper's reason for
 // the loop. A cap of one where x followed lost rebound energy on the bouncing ball with A-search (0.94 of
