@@ -582,7 +582,13 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     integrator.finish();
 
     JsonObject solver = root.optional_object("solver");
-    scene.solver = solver.optional<std::string>("type", scene.solver);
+    // Without solver.type, a scene where bodies can meet (contact on, and an obstacle or a second body)
+    // runs `al`, which issue 10 made the default for contact once it met its targets; the rest run
+    // `ipc`, whose Newton solves a contact-free step to the stopping rule where `al` would stop after
+    // K_min iterations. A single body's self-contact stays with `ipc` (README "Solver framework").
+    const bool bodies_can_meet =
+        scene.contact.enabled && (!scene.obstacles.empty() || scene.bodies.size() > 1);
+    scene.solver = solver.optional<std::string>("type", bodies_can_meet ? "al" : "ipc");
     if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal" &&
         scene.solver != "stencil_descent") {
         solver.fail(

@@ -227,7 +227,7 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    std::string solver = "ipc";                ///< "ipc", "al", "bal" or "stencil_descent"
+    std::string solver = "ipc"; ///< solver.type; the reader defaults to "al" where bodies can meet
     AlOptions al;
     BalOptions bal;
     StencilDescentOptions stencil_descent;

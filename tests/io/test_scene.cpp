@@ -613,6 +613,33 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
 }
 
+TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeet) {
+    // One body, no obstacle: nothing to meet but itself, so `ipc`.
+    auto document = intact::test::box_scene();
+    EXPECT_EQ(parse_scene(document, "dir/scene.json").solver, "ipc");
+    // An obstacle, or a second body: `al`, recorded in the resolved scene.
+    auto with_plane = document;
+    with_plane["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 1}}}}}};
+    const auto scene = parse_scene(with_plane, "dir/scene.json");
+    EXPECT_EQ(scene.solver, "al");
+    EXPECT_EQ(scene.resolved["solver"]["type"], "al");
+    auto two_bodies = document;
+    two_bodies["bodies"].push_back(document["bodies"][0]);
+    two_bodies["bodies"][1]["name"] = "other";
+    two_bodies["bodies"][1]["translate"] = {2.0, 0.0, 0.0};
+    EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "al");
+    // Contact off: `ipc` (`al` needs contact), and solver.al alone selects nothing.
+    with_plane["contact"] = {{"enabled", false}};
+    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
+    // A named solver wins; solver.al is accepted where `al` is the default.
+    two_bodies["solver"] = {{"type", "ipc"}};
+    EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "ipc");
+    two_bodies["solver"] = {{"al", {{"k_min", 4}}}};
+    EXPECT_EQ(*parse_scene(two_bodies, "dir/scene.json").al.k_min, 4);
+    document["solver"] = {{"al", {{"k_min", 4}}}};
+    expect_scene_error(document, "solver.al", "solver.type is 'ipc'");
+}
+
 TEST(Scene, ReadsAndValidatesAugmentedLagrangianSettings) {
     auto document = intact::test::box_scene();
     document["solver"] = {{"type", "al"}, {"al", {{"k_min", 4}, {"settle", true}}}};

@@ -1,4 +1,5 @@
-// IPC contact end to end on 1-4 ranks: a block landing on a plane, a head-on impact of two blocks
+// Contact end to end on 1-4 ranks, each test with `ipc` and with `al` (the default for scenes where
+// bodies can meet): a block landing on a plane, a head-on impact of two blocks
 // (momentum, no intersection), the start-up proximity check, friction on a slope, a moving mesh obstacle
 // pushing a block, moving planes squeezing one with lagged friction, and rank-count equivalence (with
 // and without moving obstacles).
@@ -23,8 +24,16 @@ using nlohmann::json;
 using test::world_rank;
 using test::world_size;
 
+// The solver under test, set by the fixture from the test's parameter.
+std::string solver_type = "ipc";
+
+class Contact : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { solver_type = GetParam(); }
+};
+
 std::string output_dir(const std::string& name, MPI_Comm comm) {
-    return test::output_dir("contact", name, comm);
+    return test::output_dir("contact", solver_type + "_" + name, comm);
 }
 
 json block(
@@ -43,7 +52,10 @@ json scene(std::vector<json> bodies, int steps, double dt = 0.01) {
     s["gravity"] = {0.0, 0.0, 0.0};
     s["bodies"] = bodies;
     s["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
-    s["solver"] = {{"newton_tolerance", 1e-4}, {"linear_tolerance", 1e-8}, {"max_newton_iterations", 200}};
+    s["solver"] = {{"type", solver_type},
+                   {"newton_tolerance", 1e-4},
+                   {"linear_tolerance", 1e-8},
+                   {"max_newton_iterations", 200}};
     return s;
 }
 
@@ -57,7 +69,7 @@ template <class F> double min_over_nodes(const Simulation& simulation, F&& f) {
     return comm::allreduce_min(MPI_COMM_WORLD, smallest);
 }
 
-TEST(Contact, BlockLandsOnAPlaneAndStaysAbove) {
+TEST_P(Contact, BlockLandsOnAPlaneAndStaysAbove) {
     json document = scene({block({0, 0, 0.05}, {0.2, 0.2, 0.25}, {2, 2, 2}, {0, 0, -2.0})}, 40);
     document["gravity"] = {0.0, 0.0, -9.81};
     document["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
@@ -76,7 +88,7 @@ TEST(Contact, BlockLandsOnAPlaneAndStaysAbove) {
     EXPECT_LT(lowest, 2e-3); // it is resting within a few dhat of it
 }
 
-TEST(Contact, HeadOnImpactKeepsBlocksApartAndConservesMomentum) {
+TEST_P(Contact, HeadOnImpactKeepsBlocksApartAndConservesMomentum) {
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {2, 2, 2}, {3.0, 0, 0}),
                            block({0.25, 0.02, 0.03}, {0.45, 0.22, 0.23}, {2, 2, 2}, {-3.0, 0, 0})},
                           12);
@@ -128,7 +140,7 @@ std::string start_up_error(const json& document, const std::string& name) {
     return "";
 }
 
-TEST(Contact, TouchingOrIntersectingStartIsAnErrorNamingTheBodies) {
+TEST_P(Contact, TouchingOrIntersectingStartIsAnErrorNamingTheBodies) {
     // Face to face (distance 0), and pushed 1 cm into each other (every vertex and edge distance positive).
     for (const double x : {0.2, 0.19}) {
         json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {1, 1, 1}, {0, 0, 0}),
@@ -146,7 +158,7 @@ TEST(Contact, TouchingOrIntersectingStartIsAnErrorNamingTheBodies) {
     }
 }
 
-TEST(Contact, StartingCloserThanDhatRunsAndSeparates) {
+TEST_P(Contact, StartingCloserThanDhatRunsAndSeparates) {
     // 0.5 mm apart with d̂ = 1 mm, at rest, no gravity: accepted (the barrier is finite there); the
     // barrier pushes the blocks apart and they never touch.
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {2, 2, 2}, {0, 0, 0}),
@@ -216,7 +228,7 @@ double slide_on_slope(double mu) {
     return center() - start;
 }
 
-TEST(Contact, FrictionHoldsABlockOnASlopeOnlyAboveTanTheta) {
+TEST_P(Contact, FrictionHoldsABlockOnASlopeOnlyAboveTanTheta) {
     // tan θ = 0.5. Sliding: a = g (sin θ − μ cos θ) = 0.88 m/s² for μ = 0.4, over 1 cm in 0.2 s; sticking:
     // creep bounded by ε_v t = 2e-5 m.
     const double sticks = slide_on_slope(0.6);
@@ -261,13 +273,14 @@ void expect_same_trajectory_on_every_rank_count(const json& document, const std:
 }
 
 json tight_solver() {
-    return {{"newton_tolerance", 1e-8},
+    return {{"type", solver_type},
+            {"newton_tolerance", 1e-8},
             {"linear_tolerance", 1e-12},
             {"max_newton_iterations", 300},
             {"max_linear_iterations", 5000}};
 }
 
-TEST(Contact, SameTrajectoryOnEveryRankCount) {
+TEST_P(Contact, SameTrajectoryOnEveryRankCount) {
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {3, 2, 2}, {2.0, 0, 0}),
                            block({0.22, 0.05, 0.0}, {0.42, 0.25, 0.2}, {3, 2, 2}, {-2.0, 0, 0.5})},
                           10);
@@ -302,7 +315,7 @@ json paddle_scene(int steps) {
     return document;
 }
 
-TEST(Contact, MovingMeshObstaclePushesABlockWithoutPassingThrough) {
+TEST_P(Contact, MovingMeshObstaclePushesABlockWithoutPassingThrough) {
     const int steps = 20;
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(paddle_scene(steps), "paddle.json"),
                           output_dir("paddle", MPI_COMM_WORLD));
@@ -318,7 +331,7 @@ TEST(Contact, MovingMeshObstaclePushesABlockWithoutPassingThrough) {
     EXPECT_GT(lowest, 0.0);
 }
 
-TEST(Contact, MovingPlatesSqueezeABlockWithLaggedFriction) {
+TEST_P(Contact, MovingPlatesSqueezeABlockWithLaggedFriction) {
     // Two planes close on a block at 0.5 m/s each; friction is lagged up to 3 times per step.
     const int steps = 6;
     json document = scene({block({0, 0, 0.002}, {0.1, 0.1, 0.102}, {2, 2, 2}, {0, 0, 0})}, steps);
@@ -350,11 +363,16 @@ TEST(Contact, MovingPlatesSqueezeABlockWithLaggedFriction) {
     }
 }
 
-TEST(Contact, SameTrajectoryWithMovingObstaclesOnEveryRankCount) {
+TEST_P(Contact, SameTrajectoryWithMovingObstaclesOnEveryRankCount) {
     json document = paddle_scene(8);
     document["contact"]["friction"] = 0.2;
     document["solver"] = tight_solver();
     expect_same_trajectory_on_every_rank_count(document, "equal_obstacles");
 }
+
+INSTANTIATE_TEST_SUITE_P(Solvers,
+                         Contact,
+                         ::testing::Values("ipc", "al"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 } // namespace

@@ -61,7 +61,11 @@ json restart_scene(int steps) {
     s["obstacles"] = json::array(
         {{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}, {"velocity", {0.2, 0.1, 0.0}}}});
     s["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.4}, {"epsv", 1e-3}};
-    s["solver"] = {{"newton_tolerance", 1e-4}, {"linear_tolerance", 1e-8}, {"max_newton_iterations", 100}};
+    // `ipc`, named: the scene would default to `al`. The "al" and "bal" variants below replace it.
+    s["solver"] = {{"type", "ipc"},
+                   {"newton_tolerance", 1e-4},
+                   {"linear_tolerance", 1e-8},
+                   {"max_newton_iterations", 100}};
     s["output"] = {{"every", 3}};
     return s;
 }

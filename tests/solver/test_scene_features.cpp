@@ -3,7 +3,8 @@
 // Euler's closed form, with a window that ends inside a step); an initial spin is a rigid rotation that
 // keeps the angular momentum; blocks rest on point and segment obstacles without penetration (`intact
 // check`); an obstacle's own μ acts exactly like the scene's; a rotating, transformed mesh obstacle pushes
-// a block and is placed by `intact check`; the same trajectory on every rank count.
+// a block and is placed by `intact check`; the same trajectory on every rank count. The tests with
+// contact run with `ipc` and with `al`.
 #include "comm/collectives.hpp"
 #include "kernels/rigid_motion.hpp"
 #include "src/io/scene.hpp"
@@ -26,8 +27,17 @@ using test::world_rank;
 
 constexpr double k_pi = 3.14159265358979323846;
 
+// The solver of the tests with contact, which run with `ipc` and with `al` (the default for scenes
+// where bodies can meet); set by their fixture.
+std::string solver_type = "ipc";
+
+class SceneFeaturesWithContact : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { solver_type = GetParam(); }
+};
+
 std::string output_dir(const std::string& name) {
-    return test::output_dir("scene_features", name, MPI_COMM_WORLD);
+    return test::output_dir("scene_features", solver_type + "_" + name, MPI_COMM_WORLD);
 }
 
 json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, double youngs = 1e6) {
@@ -312,11 +322,12 @@ json falling_block_scene(double steps) {
     json document = scene({body}, static_cast<int>(steps), 0.01);
     document["gravity"] = {0.0, 0.0, -9.81};
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    document["solver"]["type"] = solver_type;
     document["solver"]["newton_tolerance"] = 1e-4;
     return document;
 }
 
-TEST(SceneFeatures, BlockRestsOnAPointGridWithoutPenetration) {
+TEST_P(SceneFeaturesWithContact, BlockRestsOnAPointGridWithoutPenetration) {
     // Nine points (a point-set .obj) under a block that falls 4 mm and settles: the points hold it up
     // (without them it would fall 0.08 m in 0.3 s), and no point is ever inside it (`intact check`).
     std::ostringstream grid;
@@ -334,7 +345,7 @@ TEST(SceneFeatures, BlockRestsOnAPointGridWithoutPenetration) {
     EXPECT_LT(lowest, 0.004); // it came down onto them
 }
 
-TEST(SceneFeatures, BlockRestsOnSegmentRailsWithoutPenetration) {
+TEST_P(SceneFeaturesWithContact, BlockRestsOnSegmentRailsWithoutPenetration) {
     // Two rails (`l` lines, crossing the block's bottom face diagonally so that no body vertex lies on
     // them): edge–edge and point–edge contact hold the block.
     json document = falling_block_scene(30);
@@ -360,6 +371,7 @@ double slide(double scene_mu, std::optional<double> obstacle_mu) {
     json document = scene({body}, 30, 0.01);
     document["gravity"] = {0.0, 0.0, -9.81};
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", scene_mu}, {"epsv", 1e-4}};
+    document["solver"]["type"] = solver_type;
     document["solver"]["newton_tolerance"] = 1e-5;
     json plane = {{"plane", {{"point", {0, 0, 0}}, {"normal", normal}}}};
     if (obstacle_mu) {
@@ -383,7 +395,7 @@ double slide(double scene_mu, std::optional<double> obstacle_mu) {
     return downhill() - start;
 }
 
-TEST(SceneFeatures, AnObstaclesOwnFrictionActsLikeTheScenesCoulombCoefficient) {
+TEST_P(SceneFeaturesWithContact, AnObstaclesOwnFrictionActsLikeTheScenesCoulombCoefficient) {
     // The plane's own μ replaces contact.friction for its contacts: μ_obstacle = 0.2 with a sticky scene
     // μ = 0.9 slides exactly as μ = 0.2 everywhere; μ_obstacle = 0.6 sticks (tan θ = 0.5) on a
     // frictionless scene; and the frictionless scene alone slides freely.
@@ -403,7 +415,7 @@ TEST(SceneFeatures, AnObstaclesOwnFrictionActsLikeTheScenesCoulombCoefficient) {
     EXPECT_LT(global, frictionless);
 }
 
-TEST(SceneFeatures, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt) {
+TEST_P(SceneFeaturesWithContact, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt) {
     // A unit-square blade (two triangles in the xz plane) scaled to 0.2 m, turned −90° about z and
     // translated so that it reaches from the origin along +y; it turns about the z axis at −2 rad/s
     // (towards +x) and sweeps the block at x > 0.05 along. `intact check` places the blade (placement and
@@ -413,6 +425,7 @@ TEST(SceneFeatures, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt)
     json body = block({0.05, 0.02, 0.0}, {0.15, 0.12, 0.1}, {2, 2, 2}, 1e5);
     json document = scene({body}, 50, 0.01);
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.0}};
+    document["solver"]["type"] = solver_type;
     document["solver"]["newton_tolerance"] = 1e-4;
     document["obstacles"] = json::array({{{"mesh", {{"file", blade}}},
                                           {"scale", 0.2},
@@ -435,7 +448,7 @@ TEST(SceneFeatures, RotatingTransformedMeshObstaclePushesABlockAndCheckPlacesIt)
     EXPECT_TRUE(test::output_is_clean(out));
 }
 
-TEST(SceneFeatures, SameTrajectoryOnEveryRankCount) {
+TEST_P(SceneFeaturesWithContact, SameTrajectoryOnEveryRankCount) {
     // Spin, a force, a rotating moving box with a window and a rotating obstacle together: positions
     // within 1e-6 relative of rank 0 alone.
     json body = block({0, 0, 0.01}, {0.2, 0.1, 0.11}, {4, 2, 2}, 1e5);
@@ -451,6 +464,7 @@ TEST(SceneFeatures, SameTrajectoryOnEveryRankCount) {
     json document = scene({body, held}, 10, 0.01);
     document["gravity"] = {0.0, 0.0, -9.81};
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.2}};
+    document["solver"]["type"] = solver_type;
     document["solver"]["newton_tolerance"] = 1e-5;
     document["obstacles"] =
         json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}, {"friction", 0.5}},
@@ -463,7 +477,7 @@ TEST(SceneFeatures, SameTrajectoryOnEveryRankCount) {
         MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
         if (alone != MPI_COMM_NULL) {
             Simulation simulation(alone, io::parse_scene(document, "ranks.json"),
-                                  test::output_dir("scene_features", "ranks_alone", alone));
+                                  test::output_dir("scene_features", solver_type + "_ranks_alone", alone));
             for (int n = 0; n < 10; ++n) {
                 simulation.step();
             }
@@ -488,5 +502,10 @@ TEST(SceneFeatures, SameTrajectoryOnEveryRankCount) {
         EXPECT_LT(worst, 1e-6);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Solvers,
+                         SceneFeaturesWithContact,
+                         ::testing::Values("ipc", "al"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 } // namespace
