@@ -582,13 +582,14 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     integrator.finish();
 
     JsonObject solver = root.optional_object("solver");
-    // Without solver.type, a scene where bodies can meet (contact on, and an obstacle or a second body)
-    // runs `al`, which issue 10 made the default for contact once it met its targets; the rest run
-    // `ipc`, whose Newton solves a contact-free step to the stopping rule where `al` would stop after
-    // K_min iterations. A single body's self-contact stays with `ipc` (README "Solver framework").
+    // Default: `al` where bodies can meet with friction (K_min 6). A frictionless `al` (K_min 2) ends
+    // impacts before its multipliers converge, and `ipc` solves a contact-free step fully. μ > 0 anywhere
+    // counts, so one body on a frictionless obstacle with contact.friction > 0 (self-contact friction)
+    // runs `al` (README "Solver framework").
     const bool bodies_can_meet =
         scene.contact.enabled && (!scene.obstacles.empty() || scene.bodies.size() > 1);
-    scene.solver = solver.optional<std::string>("type", bodies_can_meet ? "al" : "ipc");
+    const bool al_by_default = bodies_can_meet && scene.has_friction();
+    scene.solver = solver.optional<std::string>("type", al_by_default ? "al" : "ipc");
     if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal" &&
         scene.solver != "stencil_descent") {
         solver.fail(
@@ -624,8 +625,11 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     }
     if (solver.has("al")) {
         if (scene.solver != "al") {
-            solver.fail("al", "is set but solver.type is '" + scene.solver + "'",
-                        "set solver.type to \"al\", or remove solver.al");
+            solver.fail(
+                "al",
+                "is set but solver.type is '" + scene.solver + "'" +
+                    (solver.has("type") ? "" : " (the default where bodies cannot meet with friction)"),
+                "set solver.type to \"al\", or remove solver.al");
         }
         JsonObject al = solver.object("al");
         AlOptions& o = scene.al;

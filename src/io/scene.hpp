@@ -227,7 +227,9 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    std::string solver = "ipc"; ///< solver.type; the reader defaults to "al" where bodies can meet
+    /// solver.type: "ipc", "al", "bal" or "stencil_descent"; the reader's default is "al" where bodies
+    /// can meet with friction, else "ipc"
+    std::string solver = "ipc";
     AlOptions al;
     BalOptions bal;
     StencilDescentOptions stencil_descent;

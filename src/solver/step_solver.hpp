@@ -71,7 +71,7 @@ public:
     virtual void restore(const io::CheckpointReader& in) = 0;
 };
 
-/// The method named by `scene.solver` ("ipc").
+/// The method named by `scene.solver`: "ipc", "al", "bal" or "stencil_descent".
 std::unique_ptr<StepSolver> make_step_solver(const StepParts& parts, const NewtonSettings& settings);
 
 } // namespace intact::solver

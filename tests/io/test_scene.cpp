@@ -613,11 +613,12 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
 }
 
-TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeet) {
-    // One body, no obstacle: nothing to meet but itself, so `ipc`.
+TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeetWithFriction) {
+    // One body, no obstacle: nothing to meet but itself, so `ipc`, with friction or without.
     auto document = intact::test::box_scene();
+    document["contact"] = {{"friction", 0.3}};
     EXPECT_EQ(parse_scene(document, "dir/scene.json").solver, "ipc");
-    // An obstacle, or a second body: `al`, recorded in the resolved scene.
+    // An obstacle, or a second body, with friction: `al`, recorded in the resolved scene.
     auto with_plane = document;
     with_plane["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 1}}}}}};
     const auto scene = parse_scene(with_plane, "dir/scene.json");
@@ -628,10 +629,15 @@ TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeet) {
     two_bodies["bodies"][1]["name"] = "other";
     two_bodies["bodies"][1]["translate"] = {2.0, 0.0, 0.0};
     EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "al");
-    // Contact off: `ipc` (`al` needs contact), and solver.al alone selects nothing.
-    with_plane["contact"] = {{"enabled", false}};
+    // Frictionless: `ipc`; an obstacle's own μ counts as friction.
+    with_plane["contact"] = {{"friction", 0.0}};
     EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
-    // A named solver wins; solver.al is accepted where `al` is the default.
+    with_plane["obstacles"][0]["friction"] = 0.5;
+    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "al");
+    // Contact off: `ipc` (`al` needs contact).
+    with_plane["contact"] = {{"enabled", false}, {"friction", 0.3}};
+    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
+    // A named solver wins; solver.al is accepted where `al` is the default, and an error elsewhere.
     two_bodies["solver"] = {{"type", "ipc"}};
     EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "ipc");
     two_bodies["solver"] = {{"al", {{"k_min", 4}}}};

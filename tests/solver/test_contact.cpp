@@ -1,5 +1,5 @@
-// Contact end to end on 1-4 ranks, each test with `ipc` and with `al` (the default for scenes where
-// bodies can meet): a block landing on a plane, a head-on impact of two blocks
+// Contact end to end on 1-4 ranks, each test with `ipc` and with `al` (the default where bodies meet
+// with friction): a block landing on a plane, a head-on impact of two blocks
 // (momentum, no intersection), the start-up proximity check, friction on a slope, a moving mesh obstacle
 // pushing a block, moving planes squeezing one with lagged friction, and rank-count equivalence (with
 // and without moving obstacles).
@@ -159,8 +159,8 @@ TEST_P(Contact, TouchingOrIntersectingStartIsAnErrorNamingTheBodies) {
 }
 
 TEST_P(Contact, StartingCloserThanDhatRunsAndSeparates) {
-    // 0.5 mm apart with d̂ = 1 mm, at rest, no gravity: accepted (the barrier is finite there); the
-    // barrier pushes the blocks apart and they never touch.
+    // 0.5 mm apart with d̂ = 1 mm, at rest, no gravity: accepted (`ipc`'s barrier is finite there, and
+    // `al`'s constraints aim at the gap δ = d̂); the contact pushes the blocks apart and they never touch.
     json document = scene({block({0, 0, 0}, {0.2, 0.2, 0.2}, {2, 2, 2}, {0, 0, 0}),
                            block({0.2005, 0.03, 0.02}, {0.4005, 0.23, 0.22}, {2, 2, 2}, {0, 0, 0})},
                           10);

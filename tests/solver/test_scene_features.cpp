@@ -27,8 +27,8 @@ using test::world_rank;
 
 constexpr double k_pi = 3.14159265358979323846;
 
-// The solver of the tests with contact, which run with `ipc` and with `al` (the default for scenes
-// where bodies can meet); set by their fixture.
+// The solver of the tests with contact, which run with `ipc` and with `al` (the default where bodies
+// meet with friction); set by their fixture, and part of their output folders' names.
 std::string solver_type = "ipc";
 
 class SceneFeaturesWithContact : public ::testing::TestWithParam<std::string> {
@@ -37,7 +37,7 @@ protected:
 };
 
 std::string output_dir(const std::string& name) {
-    return test::output_dir("scene_features", solver_type + "_" + name, MPI_COMM_WORLD);
+    return test::output_dir("scene_features", name, MPI_COMM_WORLD);
 }
 
 json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, double youngs = 1e6) {
@@ -305,7 +305,7 @@ std::string write_obj(const std::string& name, const std::string& text) {
 
 /// Run the scene to its end, then `intact check` its output; returns the lowest body node z.
 double run_and_check(const json& document, const std::string& name, bool& clean) {
-    const std::string out = output_dir(name);
+    const std::string out = output_dir(solver_type + "_" + name);
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), out);
     simulation.run();
     const auto x = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.positions());
@@ -380,7 +380,8 @@ double slide(double scene_mu, std::optional<double> obstacle_mu) {
     document["obstacles"] = json::array({plane});
     std::ostringstream name;
     name << "slide_" << scene_mu << "_" << (obstacle_mu ? *obstacle_mu : -1.0);
-    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "slide.json"), output_dir(name.str()));
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "slide.json"),
+                          output_dir(solver_type + "_" + name.str()));
     const auto downhill = [&] {
         const Moments m = moments(simulation, Vec3{});
         return -std::cos(theta) * m.center[0] - std::sin(theta) * m.center[2];
@@ -433,7 +434,7 @@ TEST_P(SceneFeaturesWithContact, RotatingTransformedMeshObstaclePushesABlockAndC
                                           {"translate", {0.0, 0.2, 0.0}},
                                           {"angular_velocity", {0.0, 0.0, -2.0}},
                                           {"center", {0.0, 0.0, 0.0}}}});
-    const std::string out = output_dir("blade");
+    const std::string out = output_dir(solver_type + "_blade");
     {
         Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "blade.json"), out);
         const Moments before = moments(simulation, Vec3{});
@@ -485,7 +486,8 @@ TEST_P(SceneFeaturesWithContact, SameTrajectoryOnEveryRankCount) {
             MPI_Comm_free(&alone);
         }
     }
-    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "ranks.json"), output_dir("ranks"));
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "ranks.json"),
+                          output_dir(solver_type + "_ranks"));
     for (int n = 0; n < 10; ++n) {
         simulation.step();
     }

@@ -284,9 +284,9 @@ TEST(TimeIntegration, ImplicitMidpointCutStepsConserveMomentum) {
     document["bodies"] = json::array({moving, resting});
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
     document["integrator"] = {{"type", "implicit_midpoint"}};
-    // `ipc`, whose Newton solve is converged: `al` (this scene's default) keeps Σ m v only as well as its
-    // inner solves, which end at their first full Newton step (measured 1.6e-7 here; `test_al` holds it
-    // to 1e-8 under implicit Euler).
+    // `ipc` (named, though it is this frictionless scene's default), whose Newton solve is converged:
+    // `al` keeps Σ m v only as well as its inner solves, which end at their first full Newton step
+    // (measured 1.6e-7 here; `test_al` holds it to 1e-8 under implicit Euler).
     document["solver"] = {{"type", "ipc"}};
     document["output"] = {{"every", 1000}};
     Simulation simulation = make_simulation(document, "midpoint_momentum");

@@ -91,10 +91,10 @@ inline double max_difference(const std::map<GlobalId, Vec3>& a, const std::map<G
 }
 
 // A block (10 cm, 2 × 2 × 2 cells, E = 1e6 Pa, 1 kg) dropped from 5 cm onto the plane z = 0 with IPC
-// contact, h = 1/120 s, for long enough to bounce three times. The figures its tests quote are `ipc`'s:
-// with the default for contact scenes, `al` at its frictionless K_min = 2, the impacts end each step
-// before the multipliers converge, and A-search's rebounds scatter (0.78, 0.43, 0.48, 1.36 of the drop;
-// README "Augmented-Lagrangian solver").
+// contact, h = 1/120 s, for long enough to bounce three times. The figures its tests quote are `ipc`'s
+// (named, though it is this frictionless scene's default): with `al` at its frictionless K_min = 2 the
+// impacts end each step before the multipliers converge, and A-search's rebounds scatter (0.78, 0.43,
+// 0.48, 1.36 of the drop; README "Augmented-Lagrangian solver").
 inline json bounce_scene(const std::string& integrator, int steps) {
     json body;
     body["mesh"]["box"] = {{"min", {0.0, 0.0, 0.05}}, {"max", {0.1, 0.1, 0.15}}, {"cells", {2, 2, 2}}};
