@@ -10,7 +10,9 @@
 ///   (the pair is too close to keep 20% of its gap), 80% of the time at which it would touch (separation
 ///   0) or that first time, whichever is longer (both are collision-free; a capped CCD's time reached can
 ///   be the longer), or 1 when it never touches;
-/// - point–plane, closed form: 0.8 d₀ / a for an approach speed a = −n·(p_row − p_plane row) > 0, else 1.
+/// - point–plane, closed form: 0.8 d₀ / a for an approach speed a = −n·(p_row − p_plane row) > 0, else 1;
+/// - a pair closer than 1e-12 of its largest coordinate (k_closest_gap) gets 0 while it approaches (a
+///   point–plane pair's approach speed; another pair's rate of d² at the start), else the rule above.
 /// Each value is capped at 1. The host BarrierPotential::max_step runs the same tests in pair order with
 /// the running minimum as the CCD's end time and as the scale of the 1e-6 test; here every pair is tested
 /// on [0, 1] on its own, so the result does not depend on the order or the thread count. Both agree to

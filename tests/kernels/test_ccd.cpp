@@ -4,6 +4,7 @@
 // CCD kernels run on the default execution space.
 #include "kernels/ccd_additive.hpp"
 #include "kernels/small_matrix.hpp"
+#include "src/contact/pair_toi.hpp"
 #include "tests/kernels/kernel_test_utils.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -512,6 +513,38 @@ void check_random(Kind kind, unsigned seed) {
     // ones) and misses.
     EXPECT_GT(sampled_contacts, static_cast<int>(queries.size()) / 6);
     EXPECT_LT(hits, static_cast<int>(queries.size()));
+}
+
+TEST(PairStepBound, APairWithinTheClosestGapComesNoCloser) {
+    // A point above the plane z = 0 at x = 1: 1e-13 m is within k_closest_gap (1e-12 of 1 m).
+    using intact::contact::pair_time_of_impact_at;
+    const Vec3 up(0.0, 0.0, 1.0), zero = Vec3::Zero();
+    const auto plane_bound = [&](double z, double dz) {
+        const Vec3 start[4] = {Vec3(1.0, 0.0, z), zero, zero, zero};
+        const Vec3 step[4] = {Vec3(0.0, 0.0, dz), zero, zero, zero};
+        return pair_time_of_impact_at(intact::contact::k_point_plane, start, step, up, z);
+    };
+    EXPECT_DOUBLE_EQ(plane_bound(1e-3, -1e-2), 0.08); // 80% of the gap
+    EXPECT_EQ(plane_bound(1e-13, -1e-2), 0.0);        // held
+    EXPECT_EQ(plane_bound(1e-13, 1e-2), 1.0);         // free to leave
+    // Without the floor, 300 steps that each close 80% of the gap took it to round-off.
+    double z = 1e-3;
+    for (int k = 0; k < 300; ++k) {
+        z += plane_bound(z, -1.0) * -1.0;
+    }
+    EXPECT_GT(z, 1e-14);
+    // A point 1e-13 m above a triangle's interior: held when it approaches, free when it leaves.
+    const auto triangle_bound = [&](double z0, double dz) {
+        const Vec3 start[4] = {Vec3(0.2, 0.2, z0), Vec3(0.0, 0.0, 0.0), Vec3(1.0, 0.0, 0.0),
+                               Vec3(0.0, 1.0, 0.0)};
+        const Vec3 step[4] = {Vec3(0.0, 0.0, dz), zero, zero, zero};
+        return pair_time_of_impact_at(intact::contact::k_point_triangle, start, step, up, z0);
+    };
+    EXPECT_EQ(triangle_bound(1e-13, -1e-2), 0.0); // held (its end, through the triangle, is farther)
+    EXPECT_EQ(triangle_bound(1e-13, 1e-2), 1.0);
+    const double bound = triangle_bound(1e-3, -1e-2); // ACCD keeps at least 20% of the gap
+    EXPECT_GT(bound, 0.05);
+    EXPECT_LE(bound, 0.08);
 }
 
 TEST(Accd, RandomPointTriangleTrajectoriesMatchDenseSampling) {
