@@ -17,7 +17,8 @@
 /// the running minimum as the CCD's end time and as the scale of the 1e-6 test; here every pair is tested
 /// on [0, 1] on its own, so the result does not depend on the order or the thread count. Both agree to
 /// round-off, except when a pair's time lies in [1e-6 α, 1e-6) for the host's running α < 1, where the
-/// host keeps the small time and this falls back to the touching time (a larger, still safe step).
+/// host keeps the small time and this falls back to the touching time (a larger, still safe step), and
+/// except for the closest-gap floor, which the host reference (tests only) does not apply.
 
 #include "src/contact/pair_list.hpp"
 
