@@ -208,6 +208,34 @@ KOKKOS_INLINE_FUNCTION void pair_positions_moved(const StencilData& d,
     }
 }
 
+// Whether slot a is the first slot holding its vertex (a pair stencil may list a vertex twice).
+KOKKOS_INLINE_FUNCTION bool first_slot(const int (&nodes)[4], int a) {
+    return nodes[a] >= 0 && slot_of(nodes, nodes[a]) == a;
+}
+
+// Whether element e, met in the walk over slot a's elements, holds the vertex of an earlier first slot,
+// so that the walk has met it already (each element is visited once per stencil).
+KOKKOS_INLINE_FUNCTION bool element_met_before(const StencilData& d, const int (&nodes)[4], int a, int e) {
+    for (int b = 0; b < a; ++b) {
+        if (first_slot(nodes, b) && (d.tets(e, 0) == nodes[b] || d.tets(e, 1) == nodes[b] ||
+                                     d.tets(e, 2) == nodes[b] || d.tets(e, 3) == nodes[b])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The same for pair p met in the walk over slot a's pairs.
+KOKKOS_INLINE_FUNCTION bool pair_met_before(const StencilData& d, const int (&nodes)[4], int a, int p) {
+    for (int b = 0; b < a; ++b) {
+        if (first_slot(nodes, b) && (d.pair_nodes(p, 0) == nodes[b] || d.pair_nodes(p, 1) == nodes[b] ||
+                                     d.pair_nodes(p, 2) == nodes[b] || d.pair_nodes(p, 3) == nodes[b])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element
 // touching them once and each pair touching them once (counted at its first stencil slot).
 KOKKOS_INLINE_FUNCTION double
@@ -215,7 +243,7 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
     double change = 0.0;
     for (int a = 0; a < 4; ++a) {
         const int v = nodes[a];
-        if (v < 0 || slot_of(nodes, v) != a) {
+        if (!first_slot(nodes, a)) {
             continue;
         }
         const KVec3 step = alpha * KVec3(dir(3 * a), dir(3 * a + 1), dir(3 * a + 2));
@@ -224,13 +252,7 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
                   d.h2c * load.dot(step);
         for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
             const int e = d.entry_element(k);
-            bool first = true;
-            for (int b = 0; b < a; ++b) {
-                first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
-                                   (d.tets(e, 0) == nodes[b] || d.tets(e, 1) == nodes[b] ||
-                                    d.tets(e, 2) == nodes[b] || d.tets(e, 3) == nodes[b]));
-            }
-            if (!first) {
+            if (element_met_before(d, nodes, a, e)) {
                 continue;
             }
             KVec3 before[4], step[4];
@@ -247,14 +269,7 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
         }
         for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
             const int p = d.pair_entries(k, 0);
-            bool first = true;
-            for (int b = 0; b < a; ++b) {
-                for (int j = 0; j < 4; ++j) {
-                    first = first && !(nodes[b] >= 0 && slot_of(nodes, nodes[b]) == b &&
-                                       d.pair_nodes(p, j) == nodes[b]);
-                }
-            }
-            if (!first) {
+            if (pair_met_before(d, nodes, a, p)) {
                 continue;
             }
             KVec3 before[4], after[4], moved[4];
@@ -344,14 +359,18 @@ KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
     Vec12 dir = local_newton_cg(H, g, d.cg_iterations, m_min);
     // 2. Local inversion search and local CCD: every element and pair touching the stencil, with all
     //    of the stencil's vertices moving (spec §2.5, §2.6).
+    //    Each element and pair once: a tet meets its own stencil's walk four times.
     double t = 1.0;
     for (int a = 0; a < 4; ++a) {
         const int v = nodes[a];
-        if (v < 0) {
+        if (!first_slot(nodes, a)) {
             continue;
         }
         for (int k2 = d.element_offsets(v); k2 < d.element_offsets(v + 1); ++k2) {
             const int e = d.entry_element(k2); // every material: no element inverts (ElasticTerm::max_step)
+            if (element_met_before(d, nodes, a, e)) {
+                continue;
+            }
             KVec3 q[4], dq[4];
             for (int c = 0; c < 4; ++c) {
                 const int n = d.tets(e, c);
@@ -364,6 +383,9 @@ KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
         }
         for (int k2 = d.pair_offsets(v); k2 < d.pair_offsets(v + 1); ++k2) {
             const int pi = d.pair_entries(k2, 0);
+            if (pair_met_before(d, nodes, a, pi)) {
+                continue;
+            }
             const int rows[4] = {d.pairs.rows(pi, 0), d.pairs.rows(pi, 1), d.pairs.rows(pi, 2),
                                  d.pairs.rows(pi, 3)};
             const int kind = d.pairs.kind(pi);
