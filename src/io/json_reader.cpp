@@ -1,9 +1,11 @@
 #include "src/io/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace intact::io {
 
@@ -46,6 +48,24 @@ std::string show(const nlohmann::json& value) {
         text = text.substr(0, 57) + "...";
     }
     return text;
+}
+
+// Levenshtein distance between a and b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
 }
 
 } // namespace
@@ -155,10 +175,17 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
 
 template <class T> T JsonObject::required(const std::string& key) {
     if (!has(key)) {
+        // The keys not read yet may still be valid ones read later, so they are only listed, unless one
+        // is a near miss of the missing key.
+        const std::string misspelled = closest_unread_key(key);
+        if (!misspelled.empty()) {
+            fail(key, "is required but missing; '" + misspelled + "' here looks like a misspelling of it",
+                 "rename '" + misspelled + "' to \"" + key + "\"");
+        }
         const std::string unread = unread_keys();
         fail(key,
              "is required but missing" +
-                 (unread.empty() ? std::string() : " (this object has unrecognised " + unread + ")"),
+                 (unread.empty() ? std::string() : " (this object holds " + unread + ")"),
              "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
     }
     const T value = convert<T>(key, member(key));
@@ -247,6 +274,21 @@ std::string JsonObject::known_keys() const {
         known += (known.empty() ? "" : ", ") + k;
     }
     return known;
+}
+
+std::string JsonObject::closest_unread_key(const std::string& key) const {
+    std::string closest;
+    std::size_t best = std::max<std::size_t>(1, key.size() / 4) + 1; // a near miss: at most a quarter off
+    for (auto it = m_value->begin(); it != m_value->end(); ++it) {
+        if (m_used.count(it.key()) == 0) {
+            const std::size_t distance = edit_distance(key, it.key());
+            if (distance < best) {
+                best = distance;
+                closest = it.key();
+            }
+        }
+    }
+    return closest;
 }
 
 std::string JsonObject::unread_keys() const {

@@ -66,6 +66,9 @@ private:
     nlohmann::json* m_resolved;
     std::string known_keys() const;
     std::string unread_keys() const;
+    /// The key not read yet that is the nearest miss of `key` (edit distance within a quarter of its
+    /// length, at least 1), or "".
+    std::string closest_unread_key(const std::string& key) const;
 
     std::set<std::string> m_used;          ///< keys read
     mutable std::set<std::string> m_known; ///< keys asked about: what this object may hold

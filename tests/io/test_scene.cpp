@@ -107,6 +107,23 @@ TEST(Scene, RejectsUnknownKeys) {
     expect_scene_error(document, "colour", "unknown key");
 }
 
+TEST(Scene, MissingRequiredKeyNamesItsNearMissAndNoValidKey) {
+    // A misspelled required key is reported missing before the object's other keys are read: the near
+    // miss is named, and the valid keys not read yet are not called unrecognised.
+    auto document = intact::test::box_scene();
+    auto& material = document["bodies"][0]["material"];
+    material["youngs_modulous"] = material["youngs_modulus"];
+    material.erase("youngs_modulus");
+    expect_scene_error(document, "bodies[0].material.youngs_modulus",
+                       "'youngs_modulous' here looks like a misspelling");
+    const std::string message = error_of([&] { parse_scene(document, "dir/scene.json"); });
+    EXPECT_EQ(message.find("unrecognised"), std::string::npos) << message;
+    EXPECT_NE(message.find("rename 'youngs_modulous' to \"youngs_modulus\""), std::string::npos) << message;
+    // Nothing near: the object's keys are listed as what it holds.
+    material.erase("youngs_modulous");
+    expect_scene_error(document, "bodies[0].material.youngs_modulus", "this object holds");
+}
+
 TEST(Scene, RejectsWrongTypes) {
     auto document = intact::test::box_scene();
     document["time"]["dt"] = "0.01";
@@ -613,7 +630,7 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
 }
 
-TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeetWithFriction) {
+TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereSoftBodiesCanMeetWithFriction) {
     // One body, no obstacle: nothing to meet but itself, so `ipc`, with friction or without.
     auto document = intact::test::box_scene();
     document["contact"] = {{"friction", 0.3}};
@@ -629,6 +646,12 @@ TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereBodiesCanMeetWithFriction)
     two_bodies["bodies"][1]["name"] = "other";
     two_bodies["bodies"][1]["translate"] = {2.0, 0.0, 0.0};
     EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "al");
+    // A body as stiff as io::al_default_stiffness_limit, either of them: `ipc`.
+    auto stiff = two_bodies;
+    stiff["bodies"][1]["material"]["youngs_modulus"] = 1e9;
+    EXPECT_EQ(parse_scene(stiff, "dir/scene.json").solver, "ipc");
+    stiff["bodies"][1]["material"]["youngs_modulus"] = 9.9e8;
+    EXPECT_EQ(parse_scene(stiff, "dir/scene.json").solver, "al");
     // Frictionless: `ipc`; an obstacle's own μ counts as friction.
     with_plane["contact"] = {{"friction", 0.0}};
     EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
