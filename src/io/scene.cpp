@@ -582,16 +582,10 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     integrator.finish();
 
     JsonObject solver = root.optional_object("solver");
-    // Default: `al` where bodies can meet with friction (K_min 6) and none is as stiff as
-    // al_default_stiffness_limit. A frictionless `al` (K_min 2) ends impacts before its multipliers
-    // converge, so does `al` on stiff impacts at K_min 6 (scene.hpp), and `ipc` solves a contact-free step
-    // fully. μ > 0 anywhere counts, so one body on a frictionless obstacle with contact.friction > 0
-    // (self-contact friction) runs `al` (README "Solver framework").
-    const bool bodies_can_meet =
-        scene.contact.enabled && (!scene.obstacles.empty() || scene.bodies.size() > 1);
-    const bool al_by_default = bodies_can_meet && scene.has_friction() &&
-                               scene.largest_youngs_modulus() < al_default_stiffness_limit;
-    scene.solver = solver.optional<std::string>("type", al_by_default ? "al" : "ipc");
+    // Default: `ipc`, the method whose steps end at the stopping rule. `al` was the default where bodies
+    // can meet with friction until it was found to gain energy on impacts of stiff bodies and to brake
+    // sliding late with one friction lag, every step reported converged (README "Solver framework").
+    scene.solver = solver.optional<std::string>("type", "ipc");
     if (scene.solver != "ipc" && scene.solver != "al" && scene.solver != "bal" &&
         scene.solver != "stencil_descent") {
         solver.fail(
@@ -629,9 +623,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         if (scene.solver != "al") {
             solver.fail("al",
                         "is set but solver.type is '" + scene.solver + "'" +
-                            (solver.has("type") ? ""
-                                                : " (the default where bodies cannot meet with friction or a "
-                                                  "body is as stiff as 1e9 Pa)"),
+                            (solver.has("type") ? "" : " (the default)"),
                         "set solver.type to \"al\", or remove solver.al");
         }
         JsonObject al = solver.object("al");

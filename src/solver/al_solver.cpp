@@ -70,12 +70,12 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
         m_options.k_min = m_friction ? 6 : 2; // the paper's values (spec §2.1, §7 item 18)
     }
     const double stiffest = parts.scene.largest_youngs_modulus();
-    if (stiffest >= io::al_default_stiffness_limit && !m_options.settle) {
-        log::warn() << "al: a body has E = " << stiffest << " Pa; from " << io::al_default_stiffness_limit
-                    << " Pa al's outer loop was measured to end stiff impacts with their multipliers far "
-                       "from the contact forces (energy gained, every step reported converged); set "
-                       "solver.al.settle to true (the step iterates until the stopping rule passes; "
-                       "slower), or use solver.type \"ipc\" or \"bal\"";
+    if (stiffest >= io::al_impact_stiffness && !m_options.settle) {
+        log::warn() << "al: a body has E = " << stiffest << " Pa; from " << io::al_impact_stiffness
+                    << " Pa al was measured to end impacts with their multipliers far from the contact "
+                       "forces (energy gained, every step reported converged); set solver.al.settle to "
+                       "true (the step iterates until the stopping rule passes; slower), or use "
+                       "solver.type \"ipc\" (the default) or \"bal\"";
     }
 }
 

@@ -630,43 +630,20 @@ TEST(Scene, ReadsAndValidatesStencilDescentSettings) {
     expect_scene_error(other, "solver.stencil_descent", "solver.type is 'ipc'");
 }
 
-TEST(Scene, DefaultSolverIsTheAugmentedLagrangianWhereSoftBodiesCanMeetWithFriction) {
-    // One body, no obstacle: nothing to meet but itself, so `ipc`, with friction or without.
+TEST(Scene, DefaultSolverIsIpcAndSolverAlNeedsAl) {
+    // Bodies meeting an obstacle with friction, the scene where `al` was the default until 2026-11-29:
+    // `ipc`, recorded in the resolved scene.
     auto document = intact::test::box_scene();
     document["contact"] = {{"friction", 0.3}};
-    EXPECT_EQ(parse_scene(document, "dir/scene.json").solver, "ipc");
-    // An obstacle, or a second body, with friction: `al`, recorded in the resolved scene.
-    auto with_plane = document;
-    with_plane["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 1}}}}}};
-    const auto scene = parse_scene(with_plane, "dir/scene.json");
-    EXPECT_EQ(scene.solver, "al");
-    EXPECT_EQ(scene.resolved["solver"]["type"], "al");
-    auto two_bodies = document;
-    two_bodies["bodies"].push_back(document["bodies"][0]);
-    two_bodies["bodies"][1]["name"] = "other";
-    two_bodies["bodies"][1]["translate"] = {2.0, 0.0, 0.0};
-    EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "al");
-    // A body as stiff as io::al_default_stiffness_limit, either of them: `ipc`.
-    auto stiff = two_bodies;
-    stiff["bodies"][1]["material"]["youngs_modulus"] = 1e9;
-    EXPECT_EQ(parse_scene(stiff, "dir/scene.json").solver, "ipc");
-    stiff["bodies"][1]["material"]["youngs_modulus"] = 9.9e8;
-    EXPECT_EQ(parse_scene(stiff, "dir/scene.json").solver, "al");
-    // Frictionless: `ipc`; an obstacle's own μ counts as friction.
-    with_plane["contact"] = {{"friction", 0.0}};
-    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
-    with_plane["obstacles"][0]["friction"] = 0.5;
-    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "al");
-    // Contact off: `ipc` (`al` needs contact).
-    with_plane["contact"] = {{"enabled", false}, {"friction", 0.3}};
-    EXPECT_EQ(parse_scene(with_plane, "dir/scene.json").solver, "ipc");
-    // A named solver wins; solver.al is accepted where `al` is the default, and an error elsewhere.
-    two_bodies["solver"] = {{"type", "ipc"}};
-    EXPECT_EQ(parse_scene(two_bodies, "dir/scene.json").solver, "ipc");
-    two_bodies["solver"] = {{"al", {{"k_min", 4}}}};
-    EXPECT_EQ(*parse_scene(two_bodies, "dir/scene.json").al.k_min, 4);
+    document["obstacles"] = {{{"plane", {{"point", {0, 0, -1}}, {"normal", {0, 0, 1}}}}}};
+    const auto scene = parse_scene(document, "dir/scene.json");
+    EXPECT_EQ(scene.solver, "ipc");
+    EXPECT_EQ(scene.resolved["solver"]["type"], "ipc");
+    // A named solver wins; solver.al is accepted with `al` named, and an error otherwise.
+    document["solver"] = {{"type", "al"}, {"al", {{"k_min", 4}}}};
+    EXPECT_EQ(*parse_scene(document, "dir/scene.json").al.k_min, 4);
     document["solver"] = {{"al", {{"k_min", 4}}}};
-    expect_scene_error(document, "solver.al", "solver.type is 'ipc'");
+    expect_scene_error(document, "solver.al", "solver.type is 'ipc' (the default)");
 }
 
 TEST(Scene, ReadsAndValidatesAugmentedLagrangianSettings) {

@@ -1,8 +1,7 @@
-// Contact end to end on 1-4 ranks, each test with `ipc` and with `al` (the default where bodies meet
-// with friction): a block landing on a plane, a head-on impact of two blocks
-// (momentum, no intersection), the start-up proximity check, friction on a slope, a moving mesh obstacle
-// pushing a block, moving planes squeezing one with lagged friction, and rank-count equivalence (with
-// and without moving obstacles).
+// Contact end to end on 1-4 ranks, each test with `ipc` (the default) and with `al`: a block landing on a
+// plane, a head-on impact of two blocks (momentum, no intersection), the start-up proximity check, friction
+// on a slope, a moving mesh obstacle pushing a block, moving planes squeezing one with lagged friction, and
+// rank-count equivalence (with and without moving obstacles).
 #include "comm/collectives.hpp"
 #include "src/core/error.hpp"
 #include "src/io/scene.hpp"

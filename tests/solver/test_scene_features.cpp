@@ -27,8 +27,8 @@ using test::world_rank;
 
 constexpr double k_pi = 3.14159265358979323846;
 
-// The solver of the tests with contact, which run with `ipc` and with `al` (the default where bodies
-// meet with friction); set by their fixture, and part of their output folders' names.
+// The solver of the tests with contact, which run with `ipc` (the default) and with `al`; set by their
+// fixture, and part of their output folders' names.
 std::string solver_type = "ipc";
 
 class SceneFeaturesWithContact : public ::testing::TestWithParam<std::string> {
