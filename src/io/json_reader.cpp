@@ -50,22 +50,26 @@ std::string show(const nlohmann::json& value) {
     return text;
 }
 
-// Levenshtein distance between a and b.
+// Edit distance between a and b: insertions, deletions, substitutions and transpositions of neighbours
+// (optimal string alignment), so "desnity" is one edit from "density".
 std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) {
+        d[i][0] = i;
+    }
     for (std::size_t j = 0; j <= b.size(); ++j) {
-        row[j] = j;
+        d[0][j] = j;
     }
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
+            d[i][j] = std::min(
+                {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
         }
     }
-    return row[b.size()];
+    return d[a.size()][b.size()];
 }
 
 } // namespace
@@ -175,18 +179,7 @@ template <class T> T JsonObject::convert(const std::string& key, const nlohmann:
 
 template <class T> T JsonObject::required(const std::string& key) {
     if (!has(key)) {
-        // The keys not read yet may still be valid ones read later, so they are only listed, unless one
-        // is a near miss of the missing key.
-        const std::string misspelled = closest_unread_key(key);
-        if (!misspelled.empty()) {
-            fail(key, "is required but missing; '" + misspelled + "' here looks like a misspelling of it",
-                 "rename '" + misspelled + "' to \"" + key + "\"");
-        }
-        const std::string unread = unread_keys();
-        fail(key,
-             "is required but missing" +
-                 (unread.empty() ? std::string() : " (this object holds " + unread + ")"),
-             "add \"" + key + "\" to " + (m_path.empty() ? "the scene" : m_path));
+        fail_missing(key, "\"" + key + "\"");
     }
     const T value = convert<T>(key, member(key));
     (*m_resolved)[key] = value;
@@ -228,8 +221,7 @@ Vec3 JsonObject::optional_uniform_or_vec3(const std::string& key, double fallbac
 
 JsonObject JsonObject::object(const std::string& key) {
     if (!has(key)) {
-        fail(key, "is required but missing",
-             "add \"" + key + "\": { ... } to " + (m_path.empty() ? "the scene" : m_path));
+        fail_missing(key, "\"" + key + "\": { ... }");
     }
     return JsonObject(member(key), m_file, key_path(key), (*m_resolved)[key]);
 }
@@ -289,6 +281,21 @@ std::string JsonObject::closest_unread_key(const std::string& key) const {
         }
     }
     return closest;
+}
+
+void JsonObject::fail_missing(const std::string& key, const std::string& addition) const {
+    // The keys not read yet may still be valid ones read later, so they are only listed, unless one is a
+    // near miss of the missing key (no valid key of today's schema is within reach of a required one).
+    const std::string misspelled = closest_unread_key(key);
+    if (!misspelled.empty()) {
+        fail(key, "is required but missing; '" + misspelled + "' here looks like a misspelling of it",
+             "rename '" + misspelled + "' to \"" + key + "\"");
+    }
+    const std::string unread = unread_keys();
+    fail(key,
+         "is required but missing" +
+             (unread.empty() ? std::string() : " (keys not read yet: " + unread + ")"),
+         "add " + addition + " to " + (m_path.empty() ? "the scene" : m_path));
 }
 
 std::string JsonObject::unread_keys() const {

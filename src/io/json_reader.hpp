@@ -66,9 +66,12 @@ private:
     nlohmann::json* m_resolved;
     std::string known_keys() const;
     std::string unread_keys() const;
-    /// The key not read yet that is the nearest miss of `key` (edit distance within a quarter of its
-    /// length, at least 1), or "".
+    /// The key not read yet that is the nearest miss of `key` (edit distance, a transposition counting
+    /// one, within a quarter of its length and at least 1), or "".
     std::string closest_unread_key(const std::string& key) const;
+    /// Throw the error for a missing required `key`: its near miss when the object has one, else the
+    /// keys not read yet and the fix "add `addition` to this object".
+    [[noreturn]] void fail_missing(const std::string& key, const std::string& addition) const;
 
     std::set<std::string> m_used;          ///< keys read
     mutable std::set<std::string> m_known; ///< keys asked about: what this object may hold

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -237,8 +236,7 @@ struct Scene {
     Contact contact;
     std::string integrator = "implicit_euler"; ///< integrator.type
     IntegratorSettings integrator_settings;    ///< the other integrator.* keys
-    /// solver.type: "ipc", "al", "bal" or "stencil_descent"; the reader's default is "al" where bodies
-    /// can meet with friction, else "ipc"
+    /// solver.type: "ipc" (the default), "al", "bal" or "stencil_descent"
     std::string solver = "ipc";
     AlOptions al;
     BalOptions bal;
@@ -271,14 +269,6 @@ struct Scene {
             }
         }
         return contact.friction > 0.0;
-    }
-    /// The largest Young's modulus of the scene's bodies (Pa).
-    double largest_youngs_modulus() const {
-        double largest = 0.0;
-        for (const Body& body : bodies) {
-            largest = std::max(largest, body.material.youngs_modulus);
-        }
-        return largest;
     }
     /// The moving selectors of all bodies in one list (bodies in order, each body's `moving` in order):
     /// the index a node's prescribed motion refers to.

@@ -69,13 +69,16 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     if (!m_options.k_min) {
         m_options.k_min = m_friction ? 6 : 2; // the paper's values (spec §2.1, §7 item 18)
     }
-    const double stiffest = parts.scene.largest_youngs_modulus();
-    if (stiffest >= io::al_impact_stiffness && !m_options.settle) {
-        log::warn() << "al: a body has E = " << stiffest << " Pa; from " << io::al_impact_stiffness
-                    << " Pa al was measured to end impacts with their multipliers far from the contact "
-                       "forces (energy gained, every step reported converged); set solver.al.settle to "
-                       "true (the step iterates until the stopping rule passes; slower), or use "
-                       "solver.type \"ipc\" (the default) or \"bal\"";
+    for (const io::Body& body : parts.scene.bodies) {
+        if (body.material.youngs_modulus >= io::al_impact_stiffness && !m_options.settle) {
+            log::warn() << "al: body '" << body.name << "' has E = " << body.material.youngs_modulus
+                        << " Pa; from " << io::al_impact_stiffness
+                        << " Pa al was measured to end impacts with their multipliers far from the contact "
+                           "forces (energy gained, every step reported converged); set solver.al.settle to "
+                           "true (the step iterates until the stopping rule passes; slower), or use "
+                           "solver.type \"ipc\" (the default) or \"bal\"";
+            break;
+        }
     }
 }
 

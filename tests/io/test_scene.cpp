@@ -119,9 +119,20 @@ TEST(Scene, MissingRequiredKeyNamesItsNearMissAndNoValidKey) {
     const std::string message = error_of([&] { parse_scene(document, "dir/scene.json"); });
     EXPECT_EQ(message.find("unrecognised"), std::string::npos) << message;
     EXPECT_NE(message.find("rename 'youngs_modulous' to \"youngs_modulus\""), std::string::npos) << message;
-    // Nothing near: the object's keys are listed as what it holds.
+    // A transposition is one edit; a misspelled object key is named too.
+    material["youngs_modulus"] = 1e5;
     material.erase("youngs_modulous");
-    expect_scene_error(document, "bodies[0].material.youngs_modulus", "this object holds");
+    material["desnity"] = material["density"];
+    material.erase("density");
+    expect_scene_error(document, "bodies[0].material.density", "'desnity' here looks like a misspelling");
+    auto object_key = intact::test::box_scene();
+    object_key["bodies"][0]["materal"] = object_key["bodies"][0]["material"];
+    object_key["bodies"][0].erase("material");
+    expect_scene_error(object_key, "bodies[0].material", "'materal' here looks like a misspelling");
+    // Nothing near: the keys not read yet are listed.
+    material.erase("desnity");
+    material["colour"] = "red";
+    expect_scene_error(document, "bodies[0].material.density", "keys not read yet: 'colour'");
 }
 
 TEST(Scene, RejectsWrongTypes) {
