@@ -2,8 +2,7 @@
 //
 // Sample run (one thread per rank):
 //   OMP_NUM_THREADS=1 mpirun -n 2 bench_integrators --cells 4 --steps 120 --rate 120 --repeats 3
-//   (--solver ipc by default, the solver of the figures in README "Benchmarks"; the scene alone would
-//   run `al`, the default for frictional contact)
+//   (--solver ipc by default, the solver of the figures in README "Benchmarks")
 //
 // Steps: 1. the scene: a soft block (0.1 m, cells³ hexahedra of 6 tets each, E = 1e5 Pa, 1 kg) dropped
 // from 5 cm onto a plane with friction 0.2 and a sideways velocity of 0.3 m/s, h = 1 / rate; 2. for each

@@ -72,15 +72,6 @@ struct ForceSelector {
     TimeWindow window;
 };
 
-/// Young's modulus (Pa) from which `al` warns at the start without `solver.al.settle`: its outer loop ends
-/// a step after K_min iterations once x has caught up with y, and on impacts of bodies this stiff the
-/// multipliers were measured still far from the contact forces then (energy gained, every step reported
-/// converged). Implicit Euler, h = 0.01 s, μ = 0.3: a 2 kg block (E = 3e7 Pa) landing tilted at 2 m/s
-/// went from 6.21 J to 8.56 J (1e8 Pa: 11.73 J; `ipc` and `bal` lose energy); a 0.3 m steel bar (1e9 Pa)
-/// at 4 m/s from 19.35 J to 31.92 J. At 1e7 Pa the block lost energy as `ipc`'s did (README
-/// "Augmented-Lagrangian solver").
-inline constexpr double al_impact_stiffness = 3e7;
-
 /// Constitutive model names accepted by `material.model`.
 inline const std::vector<std::string>& material_models() {
     static const std::vector<std::string> names{"neo_hookean", "stable_neo_hookean", "fixed_corotated",

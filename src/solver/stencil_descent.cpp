@@ -213,27 +213,26 @@ KOKKOS_INLINE_FUNCTION bool first_slot(const int (&nodes)[4], int a) {
     return nodes[a] >= 0 && slot_of(nodes, nodes[a]) == a;
 }
 
-// Whether element e, met in the walk over slot a's elements, holds the vertex of an earlier first slot,
-// so that the walk has met it already (each element is visited once per stencil).
-KOKKOS_INLINE_FUNCTION bool element_met_before(const StencilData& d, const int (&nodes)[4], int a, int e) {
+// Whether a term with these four nodes (an element's, or a pair's with −1 for absent rows), met in the
+// walk over slot a's terms, holds the vertex of an earlier first slot, so that the walk has met it
+// already (each term is visited once per stencil).
+KOKKOS_INLINE_FUNCTION bool met_before(const int (&nodes)[4], int a, const int (&term)[4]) {
     for (int b = 0; b < a; ++b) {
-        if (first_slot(nodes, b) && (d.tets(e, 0) == nodes[b] || d.tets(e, 1) == nodes[b] ||
-                                     d.tets(e, 2) == nodes[b] || d.tets(e, 3) == nodes[b])) {
+        if (first_slot(nodes, b) && slot_of(term, nodes[b]) >= 0) {
             return true;
         }
     }
     return false;
 }
 
-// The same for pair p met in the walk over slot a's pairs.
+KOKKOS_INLINE_FUNCTION bool element_met_before(const StencilData& d, const int (&nodes)[4], int a, int e) {
+    const int term[4] = {d.tets(e, 0), d.tets(e, 1), d.tets(e, 2), d.tets(e, 3)};
+    return met_before(nodes, a, term);
+}
+
 KOKKOS_INLINE_FUNCTION bool pair_met_before(const StencilData& d, const int (&nodes)[4], int a, int p) {
-    for (int b = 0; b < a; ++b) {
-        if (first_slot(nodes, b) && (d.pair_nodes(p, 0) == nodes[b] || d.pair_nodes(p, 1) == nodes[b] ||
-                                     d.pair_nodes(p, 2) == nodes[b] || d.pair_nodes(p, 3) == nodes[b])) {
-            return true;
-        }
-    }
-    return false;
+    const int term[4] = {d.pair_nodes(p, 0), d.pair_nodes(p, 1), d.pair_nodes(p, 2), d.pair_nodes(p, 3)};
+    return met_before(nodes, a, term);
 }
 
 // E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element

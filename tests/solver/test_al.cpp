@@ -137,11 +137,11 @@ TEST(AugmentedLagrangian, FrictionalImpactConservesMomentum) {
 }
 
 TEST(AugmentedLagrangian, StiffBarLandsWithoutGainingEnergyWhenSettled) {
-    // A steel bar (E = 1e9 Pa, above io::al_impact_stiffness) lands at 4 m/s, tilted, with friction.
-    // Implicit Euler only loses energy, but the paper's end of a step (B < ε after K_min outer iterations)
-    // left the landing step with 31.9 J of the 19.4 J the bar had (measured): the multipliers were still far
-    // from the contact forces. With `settle` the step iterates until the stopping rule passes, as `ipc`
-    // does, the default (17.1 J after the landing step for both).
+    // A steel bar (E = 1e9 Pa, above al_solver.cpp's impact_stiffness) lands at 4 m/s, tilted, with
+    // friction. Implicit Euler only loses energy, but the paper's end of a step (B < ε after K_min outer
+    // iterations) left the landing step with 31.9 J of the 19.4 J the bar had (measured): the multipliers
+    // were still far from the contact forces. With `settle` the step iterates until the stopping rule passes,
+    // as `ipc` does, the default (17.1 J after the landing step for both).
     json bar = block({-0.15, -0.015, -0.015}, {0.15, 0.015, 0.015}, {10, 1, 1}, 1e9);
     bar["material"]["density"] = 7800.0;
     bar["rotate_deg"] = {0.0, 10.0, 0.0};
