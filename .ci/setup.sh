@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Intact set-up: install what is missing, build, then run the default scene or the test suite.
 #
-#   bash .ci/setup.sh run    # build (MPI + OpenMP) and run inputs/default.json on 2 ranks
-#   bash .ci/setup.sh test   # build, also compile + link the CUDA/NCCL variant, run ctest
-#   bash .ci/setup.sh build  # build only
+#   bash .ci/setup.sh run    # build the intact program (MPI + OpenMP), run inputs/default.json on 2 ranks
+#   bash .ci/setup.sh test   # build everything, compile + link the CUDA/NCCL variant, run ctest
+#   bash .ci/setup.sh build  # build everything (program, benchmarks, tests), run nothing
 #
 # Variables (all optional):
 #   Kokkos_ROOT        a Kokkos install to use (any backend); otherwise Kokkos is built from Debian's
-#                      trilinos source package into $INTACT_DEPS, once.
-#   INTACT_DEPS        where built dependencies are cached          (default: <repo>/.deps)
+#                      trilinos source package into $INTACT_DEPS, once per version and options.
+#   INTACT_DEPS        where built dependencies are cached, shared by every clone on the machine
+#                      (default: ${XDG_CACHE_HOME:-~/.cache}/intact)
+#   INTACT_CCACHE      0: compile without ccache                     (default: 1; its cache is ccache's
+#                      own, ${CCACHE_DIR:-~/.cache/ccache}, outside the clone)
 #   INTACT_BUILD       the CPU build tree                            (default: <repo>/build)
 #   INTACT_BUILD_CUDA  the CUDA compile-and-link build tree          (default: <repo>/build-cuda)
 #   INTACT_SKIP_CUDA   1: the test command skips the CUDA build      (default: 0; only when no toolkit)
@@ -19,20 +22,31 @@ set -euo pipefail
 
 mode=${1:-build}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-deps=${INTACT_DEPS:-$root/.deps}
+deps=${INTACT_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/intact}
 build=${INTACT_BUILD:-$root/build}
 build_cuda=${INTACT_BUILD_CUDA:-$root/build-cuda}
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 jobs=${INTACT_JOBS:-$(nproc)}
 say() { printf '[intact setup] %s\n' "$*" >&2; }
+# timed NAME COMMAND...: run COMMAND and say how long it took (the phases of a CI run, for the record).
+timed() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  say "$name: $((SECONDS - start)) s"
+}
 
 # 1. Debian packages: installed only when missing, so a second run touches nothing.
 # paraview, xvfb, xauth and python3-matplotlib serve the integration tests (ParaView checks, scaling
 # plot); slurm/test_cluster.sh installs slurm-wlm and munge itself. python3-paraview is not listed:
 # it conflicts with libvtk9-dev, so tests/integration/paraview.sh unpacks it privately.
+# ccache keeps compiled objects outside the clone, so a fresh clone on a machine that built Intact
+# before recompiles only what changed.
 packages=(build-essential cmake pkg-config dpkg-dev openmpi-bin libopenmpi-dev libmetis-dev
-  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3
-  paraview xvfb xauth python3-matplotlib)
+  libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3 ccache)
+if [[ $mode == test ]]; then
+  packages+=(paraview xvfb xauth python3-matplotlib)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -51,7 +65,7 @@ fi
 
 # 2. Kokkos: the user's (Kokkos_ROOT) or one built here from Debian's trilinos source package.
 kokkos_source() {
-  local src=$deps/src/kokkos
+  local src=$deps/src/kokkos-$(kokkos_version)
   if [[ ! -f $src/CMakeLists.txt ]]; then
     if ! compgen -G "/etc/apt/sources.list.d/*" >/dev/null ||
       ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -80,12 +94,31 @@ kokkos_source() {
   printf '%s\n' "$src"
 }
 
-# build_kokkos NAME CMAKE_ARGS...: configure, build and install Kokkos into $deps/NAME, once.
+# The Kokkos source version: Debian's trilinos, read from the package index (no download needed to
+# know whether the cached build is current).
+kokkos_version() {
+  apt-cache show --no-all-versions libtrilinos-kokkos-dev 2>/dev/null |
+    sed -n 's/^Version: //p' | head -n 1 | tr -c 'A-Za-z0-9.\n' '_'
+}
+
+# build_kokkos NAME CMAKE_ARGS...: configure, build and install Kokkos into $deps/NAME-VERSION-KEY,
+# once; KEY hashes the CMake options and the CUDA patch, so a changed option builds a new install
+# beside the old one. Sets kokkos_prefix.
 build_kokkos() {
   local name=$1
   shift
-  local prefix=$deps/$name
-  [[ -f $prefix/.intact-stamp ]] && return 0
+  local version key
+  version=$(kokkos_version)
+  key=$({
+    printf '%s\n' "$@"
+    [[ $name != kokkos-cuda ]] || cat "$root/.ci/kokkos-3.4-cuda13.patch"
+  } | sha256sum | cut -c1-12)
+  kokkos_prefix=$deps/$name-${version:-unknown}-$key
+  local prefix=$kokkos_prefix
+  if [[ -f $prefix/.intact-stamp ]]; then
+    say "Kokkos ($name) cached in $prefix"
+    return 0
+  fi
   local src
   src=$(kokkos_source)
   local work=$deps/work/$name
@@ -106,24 +139,41 @@ if [[ -n ${Kokkos_ROOT:-} ]]; then
   kokkos_cpu=$Kokkos_ROOT
   say "using the Kokkos given in Kokkos_ROOT=$Kokkos_ROOT"
 else
-  build_kokkos kokkos-openmp -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
-  kokkos_cpu=$deps/kokkos-openmp
+  timed "Kokkos (OpenMP)" build_kokkos kokkos-openmp -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
+  kokkos_cpu=$kokkos_prefix
 fi
 
 # 3. The CPU build (MPI + whatever backend that Kokkos has).
+launcher=()
+if [[ ${INTACT_CCACHE:-1} == 1 ]] && command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Objects are keyed by content, not by path or time: a fresh clone in another folder hits the
+  # cache left by an earlier one (no -g in Release builds, so the folder is not part of the key).
+  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
+  [[ -n ${CCACHE_MAXSIZE:-} ]] || export CCACHE_MAXSIZE=8G
+else
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
+fi
+
+# configure_and_build DIR TARGET CMAKE_ARGS...: TARGET "all" builds everything.
 configure_and_build() {
-  local dir=$1
-  shift
+  local dir=$1 target=$2
+  shift 2
   # Configuring again is cheap and picks up a changed Kokkos_ROOT or CMake option.
   mkdir -p "$dir"
-  cmake -S "$root" -B "$dir" "$@" >"$dir/configure.log" 2>&1 || {
+  cmake -S "$root" -B "$dir" "${launcher[@]}" "$@" >"$dir/configure.log" 2>&1 || {
     cat "$dir/configure.log" >&2
     exit 1
   }
   grep -E "^-- (Intact|  )" "$dir/configure.log" >&2 || true
-  cmake --build "$dir" -j "$jobs"
+  cmake --build "$dir" -j "$jobs" --target "$target"
 }
-configure_and_build "$build" -DKokkos_ROOT="$kokkos_cpu"
+# The run command builds the program alone; tests and benchmarks come with build and test.
+if [[ $mode == run ]]; then
+  timed "CPU build (intact)" configure_and_build "$build" intact -DKokkos_ROOT="$kokkos_cpu"
+else
+  timed "CPU build (all targets)" configure_and_build "$build" all -DKokkos_ROOT="$kokkos_cpu"
+fi
 
 # 4. The CUDA + NCCL variant, compiled and linked only: these machines have the toolkit, not a GPU.
 build_cuda_variant() {
@@ -136,11 +186,11 @@ build_cuda_variant() {
     exit 1
   fi
   export PATH=$cuda_home/bin:$PATH
-  build_kokkos kokkos-cuda -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON \
+  timed "Kokkos (CUDA)" build_kokkos kokkos-cuda -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON \
     -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_AMPERE80=ON \
     -DCMAKE_CXX_COMPILER="$deps/work/kokkos-cuda/src/bin/nvcc_wrapper"
-  configure_and_build "$build_cuda" -DKokkos_ROOT="$deps/kokkos-cuda" \
-    -DCMAKE_CXX_COMPILER="$deps/kokkos-cuda/bin/nvcc_wrapper" -DINTACT_ENABLE_NCCL=ON \
+  timed "CUDA build (all targets)" configure_and_build "$build_cuda" all -DKokkos_ROOT="$kokkos_prefix" \
+    -DCMAKE_CXX_COMPILER="$kokkos_prefix/bin/nvcc_wrapper" -DINTACT_ENABLE_NCCL=ON \
     -DNCCL_ROOT="$cuda_home" -DINTACT_ENABLE_TESTS=ON
   say "CUDA + NCCL variant compiled and linked in $build_cuda (it runs on a machine with a GPU)"
 }
@@ -155,7 +205,7 @@ run)
   ;;
 test)
   build_cuda_variant
-  ctest --test-dir "$build" --output-on-failure -j 2
+  timed "ctest" ctest --test-dir "$build" --output-on-failure -j 2
   ;;
 *)
   say "usage: bash .ci/setup.sh [build|run|test]" >&2

@@ -13,7 +13,7 @@
 # an X server), so without a DISPLAY it runs under xvfb-run.
 # Exit status: the script's, or 77 (skipped) when ParaView cannot be installed (not root, no apt).
 #
-# Variables: INTACT_DEPS (default: <repo>/.deps), DISPLAY (set: no xvfb-run).
+# Variables: INTACT_DEPS (default: ${XDG_CACHE_HOME:-~/.cache}/intact), DISPLAY (set: no xvfb-run).
 set -euo pipefail
 
 say() { printf '[intact paraview] %s\n' "$*" >&2; }
@@ -27,7 +27,7 @@ skip() {
   exit 2
 }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-deps=${INTACT_DEPS:-$root/.deps}
+deps=${INTACT_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/intact}
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
