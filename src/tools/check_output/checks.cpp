@@ -1,0 +1,355 @@
+/// @file checks.cpp
+/// @brief The checks of one merged step: inverted or flat tets, intersecting boundary triangles, body
+/// triangles meeting mesh obstacles, obstacle vertices inside bodies and body vertices on or behind
+/// planes, each counted with up to five examples (declared in checks.hpp; surface_triangles_meet in
+/// check_output.hpp).
+
+#include "src/tools/check_output/checks.hpp"
+
+#include "src/mesh/surface.hpp"
+#include "src/tools/check_output/broad_phase.hpp"
+#include "src/tools/check_output/predicates.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace intact::tools::detail {
+namespace {
+
+constexpr std::size_t k_max_examples = 5;
+
+/// Whether two boundary triangles (node indices into `x`) meet in a way that is not mere adjacency; see
+/// the header for the rule.
+bool boundary_triangles_meet(const std::array<int, 3>& s,
+                             const std::array<int, 3>& t,
+                             const std::vector<Vec3>& x) {
+    int shared = 0;
+    int s_shared = 0;
+    int t_shared = 0;
+    for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) {
+            if (s[a] == t[b]) {
+                ++shared;
+                s_shared = a;
+                t_shared = b;
+            }
+        }
+    }
+    const auto at = [&](int node) -> const Vec3& { return x[static_cast<std::size_t>(node)]; };
+    if (shared >= 2) {
+        return false;
+    }
+    if (shared == 1) {
+        const int s1 = s[(s_shared + 1) % 3];
+        const int s2 = s[(s_shared + 2) % 3];
+        const int t1 = t[(t_shared + 1) % 3];
+        const int t2 = t[(t_shared + 2) % 3];
+        return segment_meets_triangle(at(s1), at(s2), at(t[0]), at(t[1]), at(t[2])) ||
+               segment_meets_triangle(at(t1), at(t2), at(s[0]), at(s[1]), at(s[2]));
+    }
+    return triangles_intersect({at(s[0]), at(s[1]), at(s[2])}, {at(t[0]), at(t[1]), at(t[2])});
+}
+
+std::string describe_triangle(const SceneMesh& scene, const std::array<int, 3>& tri) {
+    std::ostringstream out;
+    out << "body " << scene.node_body[static_cast<std::size_t>(tri[0])] << " triangle ("
+        << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
+        << scene.node_id[static_cast<std::size_t>(tri[1])] << ", "
+        << scene.node_id[static_cast<std::size_t>(tri[2])] << ")";
+    return out.str();
+}
+
+/// Adds the bounding box of triangle (a, b, c) to `boxes` unless a vertex is not finite.
+bool add_box(const Vec3& a, const Vec3& b, const Vec3& c, std::vector<Box>& boxes) {
+    if (!finite(a) || !finite(b) || !finite(c)) {
+        return false;
+    }
+    Box box;
+    for (int k = 0; k < 3; ++k) {
+        box.lo[k] = std::min({a[k], b[k], c[k]});
+        box.hi[k] = std::max({a[k], b[k], c[k]});
+    }
+    boxes.push_back(box);
+    return true;
+}
+
+/// The parts of a mesh obstacle as (possibly degenerate) triangles: its triangles, then its segments
+/// (a, b, b), then its vertices in no triangle or segment (p, p, p). triangles_intersect is exact for
+/// degenerate triangles too, so one test covers triangle, segment and point contact.
+std::vector<std::array<int, 3>> obstacle_items(const TriMesh& mesh) {
+    std::vector<std::array<int, 3>> items = mesh.tris;
+    std::vector<char> used(mesh.nodes.size(), 0);
+    for (const auto& t : mesh.tris) {
+        for (const int n : t) {
+            used[static_cast<std::size_t>(n)] = 1;
+        }
+    }
+    for (const auto& e : mesh.segments) {
+        items.push_back({e[0], e[1], e[1]});
+        used[static_cast<std::size_t>(e[0])] = used[static_cast<std::size_t>(e[1])] = 1;
+    }
+    for (std::size_t n = 0; n < mesh.nodes.size(); ++n) {
+        if (!used[n]) {
+            items.push_back({static_cast<int>(n), static_cast<int>(n), static_cast<int>(n)});
+        }
+    }
+    return items;
+}
+
+/// "triangle i", "segment i" (0-based among the 'l' segments) or "point v" (0-based vertex index).
+std::string obstacle_item_name(const TriMesh& mesh, int item) {
+    const int triangles = static_cast<int>(mesh.tris.size());
+    const int segments = static_cast<int>(mesh.segments.size());
+    if (item < triangles) {
+        return "triangle " + std::to_string(item);
+    }
+    if (item < triangles + segments) {
+        return "segment " + std::to_string(item - triangles);
+    }
+    return "point " + std::to_string(obstacle_items(mesh)[static_cast<std::size_t>(item)][0]);
+}
+
+/// Whether x lies in the closed tet (a, b, c, d) of positive orientation. Exact.
+bool in_closed_tet(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    return orient3d(x, b, c, d) >= 0 && orient3d(a, x, c, d) >= 0 && orient3d(a, b, x, d) >= 0 &&
+           orient3d(a, b, c, x) >= 0;
+}
+
+} // namespace
+
+void check_scene(const SceneMesh& scene,
+                 const std::vector<Obstacle>& obstacles,
+                 double time,
+                 StepReport& report) {
+    const std::vector<Vec3>& x = scene.mesh.nodes;
+    std::vector<std::string> tet_examples;
+    for (std::size_t t = 0; t < scene.mesh.tets.size(); ++t) {
+        const auto& tet = scene.mesh.tets[t];
+        const Vec3& x0 = x[static_cast<std::size_t>(tet[0])];
+        const Vec3& x1 = x[static_cast<std::size_t>(tet[1])];
+        const Vec3& x2 = x[static_cast<std::size_t>(tet[2])];
+        const Vec3& x3 = x[static_cast<std::size_t>(tet[3])];
+        const bool defined = finite(x0) && finite(x1) && finite(x2) && finite(x3);
+        const int orientation = defined ? orient3d(x0, x1, x2, x3) : 0;
+        if (defined && orientation > 0) {
+            continue;
+        }
+        ++report.inverted_tets;
+        if (tet_examples.size() < k_max_examples) {
+            std::ostringstream out;
+            out << "body " << scene.tet_body[t] << " tet " << scene.tet_id[t] << " (nodes "
+                << scene.node_id[static_cast<std::size_t>(tet[0])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[1])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[2])] << ", "
+                << scene.node_id[static_cast<std::size_t>(tet[3])] << ") is "
+                << (!defined          ? "undefined (non-finite node position)"
+                    : orientation < 0 ? "inverted"
+                                      : "flat");
+            tet_examples.push_back(out.str());
+        }
+    }
+
+    // One broad phase over the body's boundary triangles followed by every obstacle triangle (at `time`);
+    // box i < num_body is body triangle box_triangle[i], box i >= num_body is obstacle triangle
+    // box_triangle[i] of obstacles[box_obstacle[i - num_body]].
+    const Surface surface = extract_surface(scene.mesh);
+    std::vector<Box> boxes;
+    std::vector<int> box_triangle;
+    boxes.reserve(surface.triangles.size());
+    box_triangle.reserve(surface.triangles.size());
+    for (std::size_t i = 0; i < surface.triangles.size(); ++i) {
+        const auto& tri = surface.triangles[i];
+        if (add_box(x[static_cast<std::size_t>(tri[0])], x[static_cast<std::size_t>(tri[1])],
+                    x[static_cast<std::size_t>(tri[2])], boxes)) {
+            box_triangle.push_back(static_cast<int>(i));
+        } // else its tet is reported above
+    }
+    const std::size_t num_body = boxes.size();
+    std::vector<std::vector<Vec3>> obstacle_nodes(obstacles.size()); // mesh obstacles at `time`
+    std::vector<int> box_obstacle;
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        const Obstacle& obstacle = obstacles[k];
+        if (obstacle.is_plane) {
+            continue;
+        }
+        std::vector<Vec3>& y = obstacle_nodes[k];
+        y.reserve(obstacle.mesh.nodes.size());
+        for (const Vec3& rest : obstacle.mesh.nodes) {
+            y.push_back(obstacle.at(rest, time));
+        }
+        const auto items = obstacle_items(obstacle.mesh);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const auto& tri = items[i];
+            if (add_box(y[static_cast<std::size_t>(tri[0])], y[static_cast<std::size_t>(tri[1])],
+                        y[static_cast<std::size_t>(tri[2])], boxes)) {
+                box_triangle.push_back(static_cast<int>(i));
+                box_obstacle.push_back(static_cast<int>(k));
+            }
+        }
+    }
+    std::vector<std::string> obstacle_examples;
+    for_each_overlapping_pair(boxes, [&](int i, int j) {
+        if (static_cast<std::size_t>(i) >= num_body) {
+            return; // two obstacle triangles (i < j)
+        }
+        const auto& s =
+            surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(i)])];
+        if (static_cast<std::size_t>(j) >= num_body) {
+            const int k = box_obstacle[static_cast<std::size_t>(j) - num_body];
+            const int o = box_triangle[static_cast<std::size_t>(j)];
+            const TriMesh& mesh = obstacles[static_cast<std::size_t>(k)].mesh;
+            const auto tri = obstacle_items(mesh)[static_cast<std::size_t>(o)];
+            const std::vector<Vec3>& y = obstacle_nodes[static_cast<std::size_t>(k)];
+            const auto at = [](const std::vector<Vec3>& p, int node) {
+                return p[static_cast<std::size_t>(node)];
+            };
+            if (!triangles_intersect({at(x, s[0]), at(x, s[1]), at(x, s[2])},
+                                     {at(y, tri[0]), at(y, tri[1]), at(y, tri[2])})) {
+                return;
+            }
+            ++report.obstacle_triangle_pairs;
+            if (obstacle_examples.size() < k_max_examples) {
+                obstacle_examples.push_back(describe_triangle(scene, s) + " meets obstacles[" +
+                                            std::to_string(k) + "] (mesh) " + obstacle_item_name(mesh, o));
+            }
+            return;
+        }
+        const auto& t =
+            surface.triangles[static_cast<std::size_t>(box_triangle[static_cast<std::size_t>(j)])];
+        if (!boundary_triangles_meet(s, t, x)) {
+            return;
+        }
+        ++report.intersecting_pairs;
+        if (report.examples.size() < k_max_examples) {
+            report.examples.push_back(describe_triangle(scene, s) + " meets " + describe_triangle(scene, t));
+        }
+    });
+
+    // Planes: the body's boundary triangles are the convex hulls of their vertices, so the body is strictly
+    // on the free side iff every boundary vertex is.
+    std::vector<std::string> plane_examples;
+    std::vector<int> surface_nodes;
+    for (const auto& tri : surface.triangles) {
+        surface_nodes.insert(surface_nodes.end(), tri.begin(), tri.end());
+    }
+    std::sort(surface_nodes.begin(), surface_nodes.end());
+    surface_nodes.erase(std::unique(surface_nodes.begin(), surface_nodes.end()), surface_nodes.end());
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        const Obstacle& plane = obstacles[k];
+        if (!plane.is_plane) {
+            continue;
+        }
+        const Vec3 point = plane.at(plane.point, time);
+        const double length =
+            std::sqrt(plane.normal[0] * plane.normal[0] + plane.normal[1] * plane.normal[1] +
+                      plane.normal[2] * plane.normal[2]);
+        for (const int node : surface_nodes) {
+            const Vec3& p = x[static_cast<std::size_t>(node)];
+            if (!finite(p)) {
+                continue; // its tet is reported above
+            }
+            const int side = plane_side(p, point, plane.normal);
+            if (side > 0) {
+                continue;
+            }
+            ++report.vertices_behind_planes;
+            if (plane_examples.size() < k_max_examples) {
+                const double distance =
+                    ((p[0] - point[0]) * plane.normal[0] + (p[1] - point[1]) * plane.normal[1] +
+                     (p[2] - point[2]) * plane.normal[2]) /
+                    length;
+                std::ostringstream out;
+                out << "body " << scene.node_body[static_cast<std::size_t>(node)] << " node "
+                    << scene.node_id[static_cast<std::size_t>(node)] << " at (" << p[0] << ", " << p[1]
+                    << ", " << p[2] << ") is ";
+                if (side == 0) {
+                    out << "on";
+                } else if (distance < 0.0) {
+                    out << -distance << " m behind";
+                } else {
+                    out << "behind (by less than the rounding error)";
+                }
+                out << " obstacles[" << k << "] (plane)";
+                plane_examples.push_back(out.str());
+            }
+        }
+    }
+    // Mesh obstacle vertices inside a body: a point or a short pin can pass a surface between two output
+    // steps and end up wholly inside. One broad phase over the tets followed by the vertices.
+    std::vector<std::string> inside_examples;
+    {
+        std::vector<Box> volume;
+        std::vector<int> tet_of;
+        for (std::size_t t = 0; t < scene.mesh.tets.size(); ++t) {
+            const auto& tet = scene.mesh.tets[t];
+            Box box{x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[0])]};
+            bool ok = true;
+            for (const int n : tet) {
+                const Vec3& p = x[static_cast<std::size_t>(n)];
+                ok = ok && finite(p);
+                for (int c = 0; c < 3; ++c) {
+                    box.lo[c] = std::min(box.lo[c], p[c]);
+                    box.hi[c] = std::max(box.hi[c], p[c]);
+                }
+            }
+            if (ok) {
+                volume.push_back(box);
+                tet_of.push_back(static_cast<int>(t));
+            }
+        }
+        const std::size_t num_tets = volume.size();
+        std::vector<std::pair<int, int>> vertex_of; // (obstacle, vertex)
+        for (std::size_t k = 0; k < obstacles.size(); ++k) {
+            for (std::size_t n = 0; n < obstacle_nodes[k].size(); ++n) {
+                const Vec3& p = obstacle_nodes[k][n];
+                if (finite(p)) {
+                    volume.push_back({p, p});
+                    vertex_of.emplace_back(static_cast<int>(k), static_cast<int>(n));
+                }
+            }
+        }
+        std::set<std::pair<int, int>> reported;
+        for_each_overlapping_pair(volume, [&](int i, int j) {
+            if (static_cast<std::size_t>(i) >= num_tets || static_cast<std::size_t>(j) < num_tets) {
+                return; // two tets or two vertices
+            }
+            const auto [k, n] = vertex_of[static_cast<std::size_t>(j) - num_tets];
+            const auto& tet = scene.mesh.tets[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])];
+            const Vec3& p = obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
+            if (!in_closed_tet(p, x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[1])],
+                               x[static_cast<std::size_t>(tet[2])], x[static_cast<std::size_t>(tet[3])]) ||
+                !reported.insert({k, n}).second) {
+                return;
+            }
+            ++report.obstacle_vertices_inside;
+            if (inside_examples.size() < k_max_examples) {
+                inside_examples.push_back(
+                    "obstacles[" + std::to_string(k) + "] (mesh) vertex " + std::to_string(n) +
+                    " is inside body " +
+                    std::to_string(
+                        scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
+            }
+        });
+    }
+    for (const auto* extra : {&obstacle_examples, &plane_examples, &inside_examples, &tet_examples}) {
+        report.examples.insert(report.examples.end(), extra->begin(), extra->end());
+    }
+}
+
+} // namespace intact::tools::detail
+
+namespace intact::tools {
+
+bool surface_triangles_meet(const std::array<int, 3>& s,
+                            const std::array<int, 3>& t,
+                            const std::vector<Vec3>& x) {
+    return detail::boundary_triangles_meet(s, t, x);
+}
+
+} // namespace intact::tools

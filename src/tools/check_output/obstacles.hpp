@@ -1,0 +1,48 @@
+#pragma once
+/// @file obstacles.hpp
+/// @brief Private to the output checker (src/tools/check_output/): the obstacles of a run, read from
+/// scene.resolved.json and placed at time 0, and the rigid motion that places them at a step's time.
+/// Host only.
+
+#include "kernels/rigid_motion.hpp"
+#include "src/core/ids.hpp"
+#include "src/mesh/tet_mesh.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace intact::tools::detail {
+
+namespace fs = std::filesystem;
+
+/// One entry of `obstacles` in scene.resolved.json, placed at time 0 (scale, rotate_deg, translate).
+struct Obstacle {
+    bool is_plane = true;
+    Vec3 point{};            ///< plane: a point on it at time 0
+    Vec3 normal{};           ///< plane: unit, to the free side
+    TriMesh mesh;            ///< mesh: triangles, segments and points at time 0
+    Vec3 velocity{};         ///< m/s, constant
+    Vec3 angular_velocity{}; ///< rad/s, about `center`
+    Vec3 center{};           ///< m, at time 0
+    /// Where the rigid motion takes `x` (at time 0) at time t, as the simulator moves obstacle rows.
+    Vec3 at(const Vec3& x, double t) const {
+        const auto vec = [](const Vec3& v) { return kernels::Vec3(v[0], v[1], v[2]); };
+        const kernels::Vec3 y =
+            kernels::rigid_motion_position(vec(x), vec(velocity), vec(angular_velocity), vec(center), t);
+        return {y(0), y(1), y(2)};
+    }
+};
+
+/// The obstacles of a run, or why there are none to check.
+struct Obstacles {
+    bool checked = false;          ///< scene.resolved.json was found
+    std::string note;              ///< the line logged before the steps
+    std::vector<Obstacle> entries; ///< in the order of `obstacles`
+};
+
+/// The obstacles listed in `directory`/scene.resolved.json. Throws InputError (naming the file, the key and
+/// the fix) when the file is there but malformed or an obstacle mesh cannot be read.
+Obstacles read_obstacles(const fs::path& directory);
+
+} // namespace intact::tools::detail

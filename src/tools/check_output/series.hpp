@@ -1,0 +1,53 @@
+#pragma once
+/// @file series.hpp
+/// @brief Private to the output checker (src/tools/check_output/): reading a written series (intact.pvd,
+/// each step's .pvtu and its pieces) with VTK's XML readers, and merging a step's pieces into one
+/// scene-wide mesh. Host only, serial.
+
+#include "src/core/ids.hpp"
+#include "src/mesh/tet_mesh.hpp"
+
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace intact::tools::detail {
+
+namespace fs = std::filesystem;
+
+/// `path` in single quotes, for messages.
+std::string quoted(const fs::path& path);
+
+/// One step of the series: its `timestep` and its .pvtu.
+struct SeriesEntry {
+    double time;
+    fs::path file;
+};
+
+/// The steps (part 0) listed in `pvd`, in its order. Throws InputError when `pvd` or a listed file is
+/// missing or `pvd` is malformed.
+std::vector<SeriesEntry> read_series(const fs::path& pvd);
+
+/// The pieces a .pvtu lists, as paths.
+std::vector<fs::path> read_piece_list(const fs::path& pvtu);
+
+/// One step's pieces merged into a scene-wide mesh.
+struct SceneMesh {
+    TetMesh mesh;
+    std::vector<GlobalId> node_id;     ///< per node: its `global_id`
+    std::vector<int> node_body;        ///< per node: the body of a tet that uses it (-1: unused)
+    std::vector<GlobalId> tet_id;      ///< per tet: cell `global_id` (-1 when the pieces have none)
+    std::vector<int> tet_body;         ///< per tet: cell `body` (-1 when the pieces have none)
+    long long position_mismatches = 0; ///< nodes whose copies in different pieces disagree
+};
+
+/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), tets with a
+/// cell `global_id` already seen are skipped.
+void add_piece(const fs::path& file,
+               SceneMesh& scene,
+               std::unordered_map<GlobalId, int>& node_index,
+               std::unordered_set<GlobalId>& seen_tets);
+
+} // namespace intact::tools::detail
