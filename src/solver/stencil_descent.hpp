@@ -86,7 +86,7 @@ local_newton_cg(const kernels::Mat12& H, const kernels::Vec12& g, int iterations
     return step;
 }
 
-/// The device data of the sweep kernels (stencil_descent.cpp). Nodes index the stencil layout; the
+/// The device data of the sweep kernels (stencil_descent/). Nodes index the stencil layout; the
 /// first `num_nodes` (the LocalMesh's) are stencil vertices.
 struct StencilData {
     using IntView = Kokkos::View<int*, MemSpace>;
@@ -253,7 +253,7 @@ public:
                       const contact::SurfaceField& out) const;
 
 private:
-    /// Drop the layout's views before a rebuild (see the .cpp).
+    /// Drop the layout's views before a rebuild (see stencil_descent/layout.cpp).
     void release_static_data();
     /// m_elastic on the layout mesh, shared with the potential's elastic term (one copy of D_m⁻¹).
     void build_elastic();
