@@ -176,6 +176,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_newton_settings.preconditioner = m_scene.preconditioner;
+    m_certificate = std::make_unique<solver::StepCertificate>(m_scene, m_newton_settings.stop);
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
     m_scene.resolved["solver"]["acceleration_tolerance"] = m_newton_settings.stop.acceleration;
 
@@ -286,18 +287,25 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         log::info() << "the checkpoint is at the last step (" << m_step << "); nothing left to run";
     }
     int failures = 0;
+    int uncertified = 0;
     for (int n = m_step + 1; n <= m_scene.steps; ++n) {
         Kokkos::Timer timer;
         const solver::StepResult result = step();
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
         failures += result.converged ? 0 : 1;
+        // A step the method calls converged that the certificate rejects is named as such.
+        const bool rejected = result.converged && !m_verdict.certified();
+        uncertified += m_verdict.certified() ? 0 : 1;
         log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
                     << result.linear_iterations << "  " << m_solver->residual_name() << " " << result.residual
                     << (*m_solver->residual_unit() ? " " : "") << m_solver->residual_unit() << "  |r|/m "
                     << residual_acceleration_text(result.residual_acceleration)
                     << (result.converged ? "" : "  NOT CONVERGED")
-                    << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
-                    << " s";
+                    << (result.line_search_failed ? " (line search failed)" : "")
+                    << (rejected
+                            ? "  NOT CERTIFIED: " + m_verdict.explain(m_certificate->acceleration_tolerance())
+                            : "")
+                    << "  wall " << wall << " s";
         write_metrics(m_step, result, wall);
         if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
             write_output(m_step, m_time);
@@ -319,6 +327,13 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         log::warn() << failures << " of " << m_scene.steps
                     << " steps did not meet the stopping rule within solver.max_newton_iterations; see "
                        "\"converged\" in metrics.jsonl";
+    }
+    if (uncertified > failures) {
+        log::warn()
+            << uncertified - failures << " of " << m_scene.steps
+            << " steps met the method's stopping test but not the step certificate (balance of forces "
+               "within solver.acceleration_tolerance, energy under implicit Euler); see "
+               "\"certificate\" in metrics.jsonl";
     }
 }
 
@@ -386,6 +401,7 @@ void Simulation::restore_checkpoint() {
                 " (or time.end >= " + std::to_string(static_cast<double>(info.step) * m_scene.dt) + " s)"));
     }
     // 2. The state, each part its own.
+    m_account_current = false; // the state is replaced
     in.node_field("positions", m_x);
     in.node_field("velocities", m_v);
     m_boundary->restore(in);
@@ -401,6 +417,15 @@ solver::StepResult Simulation::step() {
     // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): prescribed nodes go
     // there; obstacles go to t + h, where the integrator's end state must clear them.
     const double h = m_scene.dt;
+    if (!m_account_current) {
+        m_account = energy_account();
+    }
+    if (m_certificate->checks_energy()) {
+        if (m_step_start.extent(0) != m_x.extent(0)) {
+            m_step_start = NodeField("intact::step_start", m_x.extent(0));
+        }
+        Kokkos::deep_copy(m_step_start, m_x);
+    }
     solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
     m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + h);
@@ -421,29 +446,97 @@ solver::StepResult Simulation::step() {
     m_problem = problem;
     ++m_step;
     m_time = m_step * h;
+
+    // The step certificate: balance from the method's measure, energy against the step's start.
+    const solver::EnergyAccount start = m_account;
+    m_account = energy_account();
+    m_account_current = true;
+    double work = 0.0;
+    if (m_certificate->checks_energy() && problem.force.extent(0) > 0) {
+        const NodeField f = problem.force, x = m_x, x0 = m_step_start;
+        Kokkos::parallel_reduce(
+            "intact::applied_work", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
+            KOKKOS_LAMBDA(const int i, double& sum) {
+                for (int c = 0; c < 3; ++c) {
+                    sum += f(i, c) * (x(i, c) - x0(i, c));
+                }
+            },
+            work);
+        work = comm::allreduce_sum(m_comm, work);
+    }
+    m_verdict = m_certificate->judge(result, m_solver->tests_balance(), start, m_account, work, h);
     return result;
 }
 
-std::array<double, 4> Simulation::energies() const {
+solver::EnergyAccount Simulation::energy_account() const {
     const auto mass = m_potential->lumped_mass();
     const auto v = m_v;
     double kinetic = 0.0;
+    double momentum = 0.0;
     Kokkos::parallel_reduce(
         "intact::kinetic_energy", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
         KOKKOS_LAMBDA(const int i, double& sum) {
             sum += 0.5 * mass(i) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
         },
         kinetic);
+    Kokkos::parallel_reduce(
+        "intact::momentum_magnitude", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
+        KOKKOS_LAMBDA(const int i, double& sum) {
+            sum += mass(i) * ::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+        },
+        momentum);
     // The contact model is at x (the solver leaves it there; step() refreshes it after a midpoint step).
     const solver::LocalEnergies local =
         m_energy_model->conservative(m_x, m_problem.weight * m_problem.h * m_problem.h, NodeField(), {});
-    std::array<double, 4> sums{kinetic, local.elastic, local.gravitational, local.contact()};
-    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums.data(), 4, MPI_DOUBLE, MPI_SUM, m_comm));
-    return sums;
+    const std::vector<bool> stored = m_energy_model->stored_terms();
+    // One reduction: kinetic, momentum, elastic, gravitational, stored terms, the other terms' sum.
+    std::vector<double> sums{kinetic, momentum, local.elastic, local.gravitational};
+    double unstored = 0.0;
+    for (std::size_t k = 0; k < local.terms.size(); ++k) {
+        if (stored[k]) {
+            sums.push_back(local.terms[k]);
+        } else {
+            unstored += local.terms[k];
+        }
+    }
+    sums.push_back(unstored);
+    INTACT_CHECK_MPI(
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, m_comm));
+    solver::EnergyAccount account;
+    account.kinetic = sums[0];
+    account.momentum = sums[1];
+    account.elastic = sums[2];
+    account.gravitational = sums[3];
+    const std::vector<double> weights = m_energy_model->term_weights();
+    for (std::size_t k = 0, s = 4; k < stored.size(); ++k) {
+        if (stored[k]) {
+            account.stored.push_back(sums[s++]);
+            account.weights.push_back(weights[k]);
+        }
+    }
+    account.unstored = sums.back();
+    return account;
+}
+
+std::array<double, 4> Simulation::energies() const {
+    return energies_of(energy_account());
+}
+
+std::array<double, 4> Simulation::energies_of(const solver::EnergyAccount& a) {
+    double contact = a.unstored;
+    for (double e : a.stored) {
+        contact += e;
+    }
+    return {a.kinetic, a.elastic, a.gravitational, contact};
 }
 
 void Simulation::write_metrics(int step, const solver::StepResult& result, double wall_seconds) {
-    const auto e = energies();
+    // The account of the state just reached (step() made it; the start's is made here).
+    if (!m_account_current) {
+        m_account = energy_account();
+        m_account_current = true;
+    }
+    const auto e = energies_of(m_account);
     const auto control = m_integrator->control();
     const auto fraction = m_integrator->move_fraction();
     using nlohmann::json;
@@ -457,11 +550,12 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"newton_iterations", result.iterations},
              {"linear_iterations", result.linear_iterations},
              {"newton_residual", result.residual},
-             // NaN: the solver did not measure it (`al`, see AlSolver::solve).
+             // NaN: not measured (every method measures it at its step's end; kept for safety).
              {"residual_acceleration", std::isfinite(result.residual_acceleration)
                                            ? nlohmann::json(result.residual_acceleration)
                                            : nlohmann::json(nullptr)},
              {"converged", step == 0 ? true : result.converged},
+             {"certificate", step == 0 ? nlohmann::json(nullptr) : m_verdict.to_json()},
              {"line_search_failed", result.line_search_failed},
              {"contact_pairs", result.contact_pairs},
              {"min_contact_distance", std::isfinite(result.min_distance) ? nlohmann::json(result.min_distance)

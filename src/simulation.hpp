@@ -39,6 +39,7 @@
 #include "src/solver/incremental_potential.hpp"
 #include "src/solver/integrator.hpp"
 #include "src/solver/step_bound.hpp"
+#include "src/solver/step_certificate.hpp"
 #include "src/solver/step_solver.hpp"
 
 #include <mpi.h>
@@ -75,10 +76,16 @@ public:
 
     /// Take the current positions and velocities as the integrator's start (Newmark's a⁰, A-search's
     /// H⁰): call it after setting them by hand, before the first step. Collective.
-    void reset_integrator() { m_integrator->start(m_x, m_v); }
+    void reset_integrator() {
+        m_account_current = false;
+        m_integrator->start(m_x, m_v);
+    }
 
-    /// One time step from the current state. Returns the method's result. Collective.
+    /// One time step from the current state, judged by the step certificate (step_certificate.hpp):
+    /// the result's `converged` is the method's own test, `last_verdict` the certificate's. Collective.
     solver::StepResult step();
+    /// The step certificate's verdict on the last step.
+    const solver::StepVerdict& last_verdict() const { return m_verdict; }
 
     const LocalMesh& local_mesh() const { return m_local; }
     const io::Scene& scene() const { return m_scene; }
@@ -105,6 +112,9 @@ public:
     /// Kinetic, elastic, gravitational and stored contact energy of the current state (J, summed over
     /// ranks); the gravitational datum is the origin. Collective.
     std::array<double, 4> energies() const;
+    /// The energies as the step certificate counts them (kinetic, elastic, gravitational, the stored
+    /// terms with their weights, momentum) at the current state. Collective.
+    solver::EnergyAccount energy_account() const;
     /// The integrator (its name, A-search's control numbers).
     const solver::Integrator& integrator() const { return *m_integrator; }
 
@@ -114,6 +124,8 @@ private:
     void check_initial_contact(double dhat);
     void write_output(int step, double time);
     void write_metrics(int step, const solver::StepResult& result, double wall_seconds);
+    /// energies() from an account: the contact energy is every conservative term's, stored or not.
+    static std::array<double, 4> energies_of(const solver::EnergyAccount& account);
     void restore_checkpoint();
     bool checkpoint_is_due(bool last_step);
     std::vector<GlobalId> owned_ids() const;
@@ -150,6 +162,11 @@ private:
     std::uint64_t m_mesh_hash = 0;    ///< io::mesh_fingerprint of the rest mesh
     Kokkos::Timer m_since_checkpoint; ///< wall time since the last checkpoint (or the run's start)
     int m_stop_signal = 0;            ///< the stop signal agreed on, 0 while none
+    std::unique_ptr<solver::StepCertificate> m_certificate;
+    solver::EnergyAccount m_account; ///< energy_account() of the current state, while m_account_current
+    bool m_account_current = false;
+    NodeField m_step_start;        ///< positions at the step's start (the applied forces' work)
+    solver::StepVerdict m_verdict; ///< the certificate's verdict on the last step
 };
 
 } // namespace intact

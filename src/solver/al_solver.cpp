@@ -290,9 +290,9 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
 
 StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     StepResult result;
-    // Measured only when a step ends settled (below): otherwise the inner loop ends at its first full
-    // Newton step, and the last force balance it computed, before that step, measures the step rather than
-    // what it leaves (README "Output").
+    // Taken from the stopping rule when a step ends settled; otherwise measured at the end (step 5): the
+    // inner loop ends at its first full Newton step, and the last force balance it computed, before that
+    // step, measures the step rather than what it leaves.
     result.residual_acceleration = std::numeric_limits<double>::quiet_NaN();
     PhaseSeconds& seconds = result.seconds;
 
@@ -366,7 +366,11 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         m_boundary.arrive(x);
     }
 
-    // 5. What the step ends with: the set's size, the pairs pushing (λ > 0), the smallest constraint gap.
+    // 5. What the step ends with: its force balance, the set's size, the pairs pushing (λ > 0), the
+    //    smallest constraint gap.
+    if (!std::isfinite(result.residual_acceleration)) {
+        result.residual_acceleration = unbalanced_acceleration(x, problem, seconds);
+    }
     {
         ScopedTimer timer(seconds.contact);
         m_contact.update(x, m_boundary.obstacle_positions());
@@ -465,6 +469,22 @@ void AlSolver::run_outer_iterations(
         }
     }
     result.converged = loop.weight <= m_options.epsilon;
+}
+
+double
+AlSolver::unbalanced_acceleration(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds) {
+    {
+        ScopedTimer timer(seconds.contact);
+        m_contact.fill(x, m_boundary.obstacle_positions(), m_safe);
+        contact::linearize_constraints(m_set, m_safe, m_contact.topology());
+        m_contact.gather_positions(x, m_boundary.obstacle_positions());
+        contact::update_slacks(m_set, m_safe, m_contact.positions(), m_penalty);
+    }
+    ScopedTimer timer(seconds.assembly);
+    m_potential.assemble(x, problem);
+    return mass_scaled_max_norm(m_parts.comm, m_potential.gradient(), m_potential.lumped_mass(),
+                                m_potential.free_mask(), m_potential.num_owned()) /
+           (problem.h * problem.h);
 }
 
 bool AlSolver::holds_constraints() const {

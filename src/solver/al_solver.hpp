@@ -141,6 +141,11 @@ private:
     void lag_friction(const NodeField& x, double h);
     /// Whether any rank holds a constraint. Collective.
     bool holds_constraints() const;
+    /// The unbalanced force per mass at the step's end x (m/s², stopping_rule.hpp's a): every force the
+    /// step applies, the contact's from the multipliers (the AL terms linearised at x, slacks at x). One
+    /// assembly, no solve; nothing the next step uses is changed (it linearises and sets slacks anew).
+    /// Collective.
+    double unbalanced_acceleration(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds);
 
     StepParts m_parts;
     NewtonSettings m_settings;

@@ -70,6 +70,8 @@ public:
     const char* name() const override { return "bal"; }
     const char* residual_name() const override { return "|e|/|e0|"; } // the Lagrangian's relative gradient
     const char* residual_unit() const override { return ""; }
+    /// Its relative test ends a step only below ε_a (relative_test_guard), as the stopping rule does.
+    bool tests_balance() const override { return true; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// Nothing: σ, A′ with its μ and the friction lag start afresh at every step from xᵗ (start_step).
     void save(io::CheckpointWriter&) const override {}

@@ -64,6 +64,7 @@ public:
         : m_contact(contact), m_set(set), m_safe(safe), m_penalty(penalty) {}
     const char* name() const override { return "al_constraints"; }
     bool conservative() const override { return true; }
+    bool stores_energy() const override { return false; }
     double local_energy(const contact::ConstSurfaceField& ys) override {
         return contact::al_local_energy(m_set, m_safe, ys, m_contact.topology(), m_penalty);
     }
@@ -88,6 +89,7 @@ public:
         : m_contact(contact), m_set(set), m_sigma(sigma) {}
     const char* name() const override { return "augmentation"; }
     bool conservative() const override { return true; }
+    bool stores_energy() const override { return false; }
     double local_energy(const contact::ConstSurfaceField& xs) override {
         return contact::augmentation_local_energy(m_set, xs, m_contact.topology(), m_contact.s_hat(),
                                                   m_sigma.value());

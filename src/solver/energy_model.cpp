@@ -60,6 +60,14 @@ std::vector<double> SceneEnergyModel::term_weights() const {
     return weights;
 }
 
+std::vector<bool> SceneEnergyModel::stored_terms() const {
+    std::vector<bool> stored;
+    for (EnergyTerm* term : terms(true)) {
+        stored.push_back(term->stores_energy());
+    }
+    return stored;
+}
+
 LocalEnergies SceneEnergyModel::conservative(const NodeField& x,
                                              double ch2,
                                              const NodeField& gradient,

@@ -22,6 +22,9 @@ public:
     void gather(const NodeField& field) override { m_halo.gather(field); }
     int num_terms() const override;
     std::vector<double> term_weights() const override;
+    /// Per conservative term (the order of `conservative`'s terms): whether it stores energy
+    /// (EnergyTerm::stores_energy).
+    std::vector<bool> stored_terms() const;
     LocalEnergies conservative(const NodeField& x,
                                double ch2,
                                const NodeField& gradient,

@@ -22,6 +22,11 @@ public:
     /// books their work as a loss instead. A conservative term's weight · energy / (c h²) is stored
     /// energy in J and its gradient, so scaled, a force (integrator.hpp).
     virtual bool conservative() const = 0;
+    /// Whether a conservative term's energy is energy the system stores (the barrier, a stiff spring on
+    /// each pair) and so counts in the step certificate's energy balance. Multiplier terms (`al`, `bal`)
+    /// enforce constraints: their value is not stored energy (an `al` term is −λ²/2μ on an open gap) and
+    /// they are left out (step_certificate.hpp).
+    virtual bool stores_energy() const { return conservative(); }
     /// Factor of local_energy in the potential (the barrier's κ; 1 for most terms). A method may change
     /// it between steps (IPC's κ); A-search then rescales its cached energy and gradient of the term
     /// and rebases its energy target (a_search.hpp).

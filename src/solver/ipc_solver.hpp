@@ -62,6 +62,7 @@ public:
     IpcSolver(const StepParts& parts, const NewtonSettings& settings);
     const char* name() const override { return "ipc"; }
     const char* residual_name() const override { return "|dx|/h"; } // ‖p‖∞ / h of the Newton step
+    bool tests_balance() const override { return true; }
     const char* residual_unit() const override { return "m/s"; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
     /// Nothing carries over from one IPC step to the next: κ starts afresh from the gradients at xᵗ

@@ -56,6 +56,10 @@ public:
     /// (empty: dimensionless or in the potential's units).
     virtual const char* residual_name() const = 0;
     virtual const char* residual_unit() const = 0;
+    /// Whether the method's own stopping test includes the balance of forces (stopping_rule.hpp's
+    /// a < ε_a, or its round-off ends): then the step certificate takes a converged step as balanced;
+    /// otherwise the measured StepResult::residual_acceleration decides (step_certificate.hpp).
+    virtual bool tests_balance() const { return false; }
     /// Minimise the step's potential starting from x (feasible, ghost rows current; the boundary's
     /// begin_step done). On return x holds the step's end, prescribed rows on their targets, ghost rows
     /// current, and the contact model (when there is one) is gathered at x with its pairs there: the

@@ -1,0 +1,140 @@
+/// @file step_certificate.cpp
+/// @brief The step certificate's rules (step_certificate.hpp).
+
+#include "src/solver/step_certificate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace intact::solver {
+
+namespace {
+
+/// Whether a rigid motion moves anything.
+bool moves(const io::RigidMotion& motion) {
+    for (int d = 0; d < 3; ++d) {
+        if (motion.velocity[static_cast<std::size_t>(d)] != 0.0 ||
+            motion.angular_velocity[static_cast<std::size_t>(d)] != 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Non-convexity of elasticity and the barrier at large deformation: a share of the step's kinetic
+/// energy that a correct implicit-Euler step may still gain (see the file comment of the header).
+constexpr double kinetic_share = 1e-3;
+/// Round-off of the energy sum, relative to the magnitudes of its parts.
+constexpr double round_off = 1e-12;
+
+} // namespace
+
+double EnergyAccount::total(const std::vector<double>* at_weights) const {
+    double sum = kinetic + elastic + gravitational;
+    for (std::size_t k = 0; k < stored.size(); ++k) {
+        const bool rescale = at_weights && k < at_weights->size() && weights[k] != 0.0;
+        sum += rescale ? stored[k] * ((*at_weights)[k] / weights[k]) : stored[k];
+    }
+    return sum;
+}
+
+double EnergyAccount::magnitude() const {
+    double sum = std::abs(kinetic) + std::abs(elastic) + std::abs(gravitational);
+    for (double e : stored) {
+        sum += std::abs(e);
+    }
+    return sum;
+}
+
+std::vector<std::string> StepVerdict::failed() const {
+    std::vector<std::string> names;
+    if (!method_converged) {
+        names.emplace_back("method");
+    }
+    if (!balanced) {
+        names.emplace_back("balance");
+    }
+    if (energy_consistent && !*energy_consistent) {
+        names.emplace_back("energy");
+    }
+    return names;
+}
+
+std::string StepVerdict::explain(double acceleration_tolerance) const {
+    std::ostringstream out;
+    const char* separator = "";
+    if (!method_converged) {
+        out << "the method's stopping test did not pass";
+        separator = "; ";
+    }
+    if (!balanced) {
+        out << separator << "unbalanced force per mass " << residual_acceleration
+            << " m/s² above solver.acceleration_tolerance = " << acceleration_tolerance << " m/s²";
+        separator = "; ";
+    }
+    if (energy_consistent && !*energy_consistent) {
+        out << separator << "energy gained: " << energy_change << " J with " << work
+            << " J of applied work, allowance " << allowance << " J";
+    }
+    return out.str();
+}
+
+nlohmann::json StepVerdict::to_json() const {
+    using nlohmann::json;
+    return {{"certified", certified()},
+            {"method_converged", method_converged},
+            {"balanced", balanced},
+            {"energy_consistent", energy_consistent ? json(*energy_consistent) : json(nullptr)},
+            {"energy_change", energy_consistent ? json(energy_change) : json(nullptr)},
+            {"work", energy_consistent ? json(work) : json(nullptr)},
+            {"allowance", energy_consistent ? json(allowance) : json(nullptr)},
+            {"failed", failed()}};
+}
+
+StepCertificate::StepCertificate(const io::Scene& scene, const StoppingTolerances& tolerances)
+    : m_acceleration(tolerances.acceleration) {
+    bool moving_boundary = false;
+    for (const io::MovingSelector& selector : scene.moving_selectors()) {
+        moving_boundary = moving_boundary || moves(selector.motion);
+    }
+    for (const io::Obstacle& obstacle : scene.obstacles) {
+        moving_boundary = moving_boundary || moves(obstacle.motion);
+    }
+    if (scene.integrator != "implicit_euler") {
+        m_energy_rule = "not checked: integrator.type \"" + scene.integrator +
+                        "\" is not monotone in energy step by step (balance is checked)";
+    } else if (moving_boundary) {
+        m_energy_rule = "not checked: moving obstacles or prescribed motion do work the step does not "
+                        "measure (balance is checked)";
+    } else {
+        m_checks_energy = true;
+        m_energy_rule = "implicit Euler: the energy may not exceed the step start's plus the applied "
+                        "forces' work plus the allowance";
+    }
+}
+
+StepVerdict StepCertificate::judge(const StepResult& result,
+                                   bool tests_balance,
+                                   const EnergyAccount& start,
+                                   const EnergyAccount& end,
+                                   double work,
+                                   double h) const {
+    StepVerdict verdict;
+    verdict.method_converged = result.converged;
+    verdict.residual_acceleration = result.residual_acceleration;
+    // A method whose own test includes the balance passed it when it converged (possibly by its
+    // round-off rule); otherwise the measured a decides (NaN: not measured, so not balanced).
+    verdict.balanced = (tests_balance && result.converged) || result.residual_acceleration < m_acceleration;
+    if (m_checks_energy) {
+        verdict.energy_change = end.total() - start.total(&end.weights);
+        verdict.work = work;
+        verdict.allowance = std::max(start.momentum, end.momentum) * h * m_acceleration +
+                            kinetic_share * std::max(start.kinetic, end.kinetic) +
+                            round_off * std::max(start.magnitude(), end.magnitude());
+        verdict.energy_consistent = verdict.energy_change <= work + verdict.allowance;
+    }
+    return verdict;
+}
+
+} // namespace intact::solver

@@ -1,0 +1,108 @@
+#pragma once
+/// @file step_certificate.hpp
+/// @brief Whether a step is accepted: one check after every method, the same for `ipc`, `al`, `bal` and
+/// stencil descent, from global reductions. A step is *certified* when
+///
+///  1. the method's own stopping test passed (its `converged`);
+///  2. it is balanced: the unbalanced force per mass of the end state, with every force the method
+///     applies (the barrier's, `al`'s multipliers, `bal`'s augmented terms), is below the scene's ε_a
+///     on every free node (stopping_rule.hpp). A method whose stopping test already includes that measure
+///     (`StepSolver::tests_balance`) passes it with its own test, which may also end on round-off
+///     (stopping_rule.hpp, `below_round_off`); `al`'s test (B < ε) does not, so its measured a decides;
+///  3. it is energy-consistent, under implicit Euler: the total energy (kinetic, elastic, gravitational
+///     and the energy stored in the barrier) at the step's end does not exceed the start's plus the work
+///     of the applied forces in the step plus an allowance (below). Implicit Euler is dissipative: for a
+///     convex potential the exact step loses ½ ‖vⁿ⁺¹ − vⁿ‖²_M, so a gain beyond the allowance is the
+///     solve's error, not physics (an `al` step that stopped on B < ε with the multipliers far from
+///     balance gained 65% on a landing steel bar).
+///
+/// Where the rule is silent or cannot be checked, the certificate says so (`energy: null` with the reason
+/// in `energy_rule`) rather than pass the step:
+///  - BDF2 and Newmark (and implicit midpoint) are not monotone in this energy step by step (BDF2 is
+///    stable in a two-step norm; Newmark's trapezoidal rule conserves a linear oscillator's energy and
+///    may gain at stiff impacts); A-search controls its energy by its own target (a_search.hpp). Their
+///    steps are checked for balance only.
+///  - Moving obstacles and prescribed motion do work that the step does not measure (the reaction on
+///    prescribed rows and on obstacle surfaces); scenes with either are checked for balance only.
+///
+/// The allowance: the energy error of a step solved to ε_a is at most Σ m_i |vⁿ_i| h ε_a to first order
+/// (the velocity error is at most h ε_a, stopping_rule.hpp), plus 1e-3 of the step's larger kinetic
+/// energy for the non-convexity of elasticity and the barrier at large deformation, plus 1e-12 of the
+/// energies' magnitudes for round-off. A barrier stiffness κ changed during the step (IPC's adaptive κ) is
+/// applied to the start's barrier energy too (E_barrier is linear in κ), so raising κ is not a gain.
+
+#include "src/core/types.hpp"
+#include "src/io/scene.hpp"
+#include "src/solver/step_problem.hpp"
+#include "src/solver/stopping_rule.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace intact::solver {
+
+/// The energies of a state as the certificate counts them (J, summed over ranks).
+struct EnergyAccount {
+    double kinetic = 0.0;
+    double elastic = 0.0;
+    double gravitational = 0.0;
+    double momentum = 0.0;       ///< Σ m_i |v_i| over owned free nodes (kg m/s)
+    std::vector<double> stored;  ///< per energy-storing term (the barrier): weight · energy (J)
+    std::vector<double> weights; ///< those terms' weights (κ) when evaluated
+    double unstored = 0.0;       ///< Σ of the conservative terms that store none (metrics only)
+    /// Kinetic + elastic + gravitational + the stored terms, the terms taken at `weights` when given
+    /// (a term's energy is linear in its weight).
+    double total(const std::vector<double>* at_weights = nullptr) const;
+    /// Σ of the magnitudes of the parts (the scale of round-off in `total`).
+    double magnitude() const;
+};
+
+/// The certificate's verdict on one step.
+struct StepVerdict {
+    bool method_converged = false;
+    bool balanced = false;
+    std::optional<bool> energy_consistent; ///< none: not checked (StepCertificate::energy_rule says why)
+    double residual_acceleration = 0.0;    ///< m/s², the measure the balance check used
+    double energy_change = 0.0;            ///< E_end − E_start (J), κ of the end applied to both
+    double work = 0.0;                     ///< work of the applied forces in the step (J)
+    double allowance = 0.0;                ///< J
+
+    bool certified() const { return method_converged && balanced && energy_consistent.value_or(true); }
+    /// The checks that failed, by name: "method", "balance", "energy".
+    std::vector<std::string> failed() const;
+    /// One line for the log: what failed, with its figures (empty when certified).
+    std::string explain(double acceleration_tolerance) const;
+    /// The metrics record (metrics.jsonl "certificate").
+    nlohmann::json to_json() const;
+};
+
+class StepCertificate {
+public:
+    /// `tolerances`: the scene's ε_a (stopping_rule.hpp).
+    StepCertificate(const io::Scene& scene, const StoppingTolerances& tolerances);
+
+    /// Whether steps are checked for energy, and if not, why (for the start-up log and the docs).
+    bool checks_energy() const { return m_checks_energy; }
+    const std::string& energy_rule() const { return m_energy_rule; }
+    double acceleration_tolerance() const { return m_acceleration; }
+
+    /// Judge a step: `result` as the method returned it; `tests_balance`: whether the method's own
+    /// stopping test includes the balance measure; the energies at the step's start and end; `work` of
+    /// the applied forces; h. Host only: every argument is already reduced over ranks.
+    StepVerdict judge(const StepResult& result,
+                      bool tests_balance,
+                      const EnergyAccount& start,
+                      const EnergyAccount& end,
+                      double work,
+                      double h) const;
+
+private:
+    double m_acceleration = 0.0;
+    bool m_checks_energy = false;
+    std::string m_energy_rule;
+};
+
+} // namespace intact::solver

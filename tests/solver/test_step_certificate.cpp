@@ -1,0 +1,187 @@
+// The step certificate (src/solver/step_certificate.hpp): its rules on hand-made accounts (energy gained,
+// a raised κ, the applied forces' work, balance by the method's test or by the measure, the integrators and
+// scenes it does not judge for energy), and on real steps at 1-4 ranks: a stiff bar landing with `al` at the
+// paper's end of a step gains energy and is not certified, while `ipc` certifies every step of it.
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+#include "src/solver/step_certificate.hpp"
+#include "tests/simulation_test_utils.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using namespace intact;
+using nlohmann::json;
+
+json block(const Vec3& lo, const Vec3& hi, std::array<int, 3> cells, double youngs) {
+    json body;
+    body["mesh"]["box"] = {{"min", lo}, {"max", hi}, {"cells", cells}};
+    body["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", youngs}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    return body;
+}
+
+json scene_with(const std::string& integrator, bool moving_obstacle) {
+    json s;
+    s["time"] = {{"dt", 0.01}, {"steps", 3}};
+    s["integrator"] = {{"type", integrator}};
+    s["bodies"] = json::array({block({0, 0, 0.01}, {0.1, 0.1, 0.1}, {1, 1, 1}, 1e5)});
+    json plane = {{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}};
+    if (moving_obstacle) {
+        plane["velocity"] = {0.0, 0.0, 0.1};
+    }
+    s["obstacles"] = json::array({plane});
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    return s;
+}
+
+solver::StepCertificate certificate_for(const json& document) {
+    solver::StoppingTolerances tolerances;
+    tolerances.acceleration = 1e-3;
+    return solver::StepCertificate(io::parse_scene(document, "certificate.json"), tolerances);
+}
+
+solver::EnergyAccount account(double kinetic, double barrier, double kappa) {
+    solver::EnergyAccount a;
+    a.kinetic = kinetic;
+    a.elastic = 1.0;
+    a.gravitational = -2.0;
+    a.momentum = 0.0;
+    a.stored = {barrier};
+    a.weights = {kappa};
+    return a;
+}
+
+solver::StepResult converged_with(double acceleration) {
+    solver::StepResult result;
+    result.converged = true;
+    result.residual_acceleration = acceleration;
+    return result;
+}
+
+TEST(StepCertificate, ImplicitEulerRejectsAGainAndAcceptsALoss) {
+    const auto certificate = certificate_for(scene_with("implicit_euler", false));
+    ASSERT_TRUE(certificate.checks_energy());
+    const auto result = converged_with(1e-4);
+    // 10 J of kinetic energy: the allowance is 1e-3 of it (no momentum given) plus round-off.
+    const auto lost =
+        certificate.judge(result, true, account(10.0, 0.0, 1.0), account(9.0, 0.0, 1.0), 0.0, 0.01);
+    EXPECT_TRUE(lost.certified());
+    EXPECT_NEAR(lost.energy_change, -1.0, 1e-12);
+    const auto within =
+        certificate.judge(result, true, account(10.0, 0.0, 1.0), account(10.005, 0.0, 1.0), 0.0, 0.01);
+    EXPECT_TRUE(within.certified()) << within.allowance;
+    const auto gained =
+        certificate.judge(result, true, account(10.0, 0.0, 1.0), account(10.5, 0.0, 1.0), 0.0, 0.01);
+    EXPECT_FALSE(gained.certified());
+    EXPECT_EQ(gained.failed(), std::vector<std::string>{"energy"});
+    EXPECT_NE(gained.explain(1e-3).find("energy gained"), std::string::npos);
+    // The applied forces' work pays for a gain.
+    EXPECT_TRUE(certificate.judge(result, true, account(10.0, 0.0, 1.0), account(10.5, 0.0, 1.0), 0.6, 0.01)
+                    .certified());
+}
+
+TEST(StepCertificate, RaisingKappaIsNotAGain) {
+    // 1 J in the barrier at κ = 1; the method doubles κ in the step and the pair does not move: 2 J at the
+    // end. Measured at the end's κ the start held 2 J too.
+    const auto certificate = certificate_for(scene_with("implicit_euler", false));
+    const auto verdict = certificate.judge(converged_with(1e-4), true, account(10.0, 1.0, 1.0),
+                                           account(10.0, 2.0, 2.0), 0.0, 0.01);
+    EXPECT_TRUE(verdict.certified());
+    EXPECT_NEAR(verdict.energy_change, 0.0, 1e-12);
+}
+
+TEST(StepCertificate, BalanceByTheMethodsTestOrByTheMeasure) {
+    const auto certificate = certificate_for(scene_with("implicit_euler", false));
+    const auto same = account(1.0, 0.0, 1.0);
+    // A method whose test includes the balance (ipc) may end on round-off above ε_a.
+    EXPECT_TRUE(certificate.judge(converged_with(5e-3), true, same, same, 0.0, 0.01).balanced);
+    // One whose test does not (al's B < ε): the measure decides; NaN (not measured) is not balanced.
+    EXPECT_FALSE(certificate.judge(converged_with(5e-3), false, same, same, 0.0, 0.01).balanced);
+    EXPECT_TRUE(certificate.judge(converged_with(5e-4), false, same, same, 0.0, 0.01).balanced);
+    EXPECT_FALSE(
+        certificate
+            .judge(converged_with(std::numeric_limits<double>::quiet_NaN()), false, same, same, 0.0, 0.01)
+            .balanced);
+    // The method's own failure is a failure; its balance is then the measure's.
+    solver::StepResult failed = converged_with(1e-4);
+    failed.converged = false;
+    const auto verdict = certificate.judge(failed, true, same, same, 0.0, 0.01);
+    EXPECT_FALSE(verdict.certified());
+    EXPECT_EQ(verdict.failed(), std::vector<std::string>{"method"});
+    failed.residual_acceleration = 1.0;
+    EXPECT_EQ(certificate.judge(failed, true, same, same, 0.0, 0.01).failed(),
+              std::vector<std::string>({"method", "balance"}));
+}
+
+TEST(StepCertificate, EnergyIsNotJudgedWhereTheRuleDoesNotHold) {
+    for (const char* integrator : {"bdf2", "newmark", "implicit_midpoint", "a_search"}) {
+        SCOPED_TRACE(integrator);
+        const auto certificate = certificate_for(scene_with(integrator, false));
+        EXPECT_FALSE(certificate.checks_energy());
+        const auto verdict = certificate.judge(converged_with(1e-4), true, account(1.0, 0.0, 1.0),
+                                               account(5.0, 0.0, 1.0), 0.0, 0.01);
+        EXPECT_TRUE(verdict.certified());
+        EXPECT_FALSE(verdict.energy_consistent.has_value());
+        EXPECT_TRUE(verdict.to_json()["energy_consistent"].is_null());
+    }
+    const auto moving = certificate_for(scene_with("implicit_euler", true));
+    EXPECT_FALSE(moving.checks_energy());
+    EXPECT_NE(moving.energy_rule().find("moving"), std::string::npos);
+}
+
+// A steel bar (E = 1e9 Pa) lands at 4 m/s, tilted, with friction (test_al's stiff bar). With `al` at the
+// paper's end of a step (B < ε), the landing step ends with the multipliers far from the contact forces:
+// more energy than the bar had, and its forces unbalanced, though `al` reports it converged.
+json stiff_bar(const std::string& solver) {
+    json bar = block({-0.15, -0.015, -0.015}, {0.15, 0.015, 0.015}, {10, 1, 1}, 1e9);
+    bar["material"]["density"] = 7800.0;
+    bar["rotate_deg"] = {0.0, 10.0, 0.0};
+    bar["translate"] = {0.0, 0.0, 0.07};
+    bar["velocity"] = {1.0, 0.0, -4.0};
+    json s;
+    s["time"] = {{"dt", 0.01}, {"steps", 3}};
+    s["gravity"] = {0.0, 0.0, -9.81};
+    s["bodies"] = json::array({bar});
+    s["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
+    s["solver"] = {{"type", solver}, {"linear_tolerance", 1e-8}};
+    s["output"] = {{"every", 1000}};
+    return s;
+}
+
+TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
+    bool al_rejected_energy = false;
+    {
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al"), "stiff_bar.json"),
+                              test::output_dir("certificate", "al", MPI_COMM_WORLD));
+        for (int n = 1; n <= 3; ++n) {
+            const auto result = simulation.step();
+            EXPECT_TRUE(result.converged) << "al's own test, step " << n;
+            const auto& verdict = simulation.last_verdict();
+            EXPECT_TRUE(std::isfinite(verdict.residual_acceleration))
+                << "al measures its balance, step " << n;
+            if (verdict.energy_consistent && !*verdict.energy_consistent) {
+                al_rejected_energy = true;
+                EXPECT_FALSE(verdict.certified());
+                EXPECT_GT(verdict.energy_change, verdict.allowance);
+            }
+        }
+    }
+    EXPECT_TRUE(al_rejected_energy) << "the landing step's energy gain was not caught";
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("ipc"), "stiff_bar.json"),
+                          test::output_dir("certificate", "ipc", MPI_COMM_WORLD));
+    for (int n = 1; n <= 3; ++n) {
+        simulation.step();
+        const auto& verdict = simulation.last_verdict();
+        EXPECT_TRUE(verdict.certified()) << "step " << n << ": " << verdict.explain(1e-3);
+        ASSERT_TRUE(verdict.energy_consistent.has_value());
+    }
+}
+
+} // namespace
