@@ -2,7 +2,8 @@
 # Intact set-up: install what is missing, build, then run the default scene or the test suite.
 #
 #   bash .ci/setup.sh run    # build the intact program (MPI + OpenMP), run inputs/default.json on 2 ranks
-#   bash .ci/setup.sh test   # build everything, compile + link the CUDA/NCCL variant, run ctest
+#   bash .ci/setup.sh test   # build everything, compile + link the CUDA/NCCL variant, run ctest, build the
+#                            # documentation strictly and run its tutorial's commands
 #   bash .ci/setup.sh build  # build everything (program, benchmarks, tests), run nothing
 #
 # Variables (all optional):
@@ -45,7 +46,7 @@ timed() {
 packages=(build-essential cmake pkg-config dpkg-dev openmpi-bin libopenmpi-dev libmetis-dev
   libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3 ccache)
 if [[ $mode == test ]]; then
-  packages+=(paraview xvfb xauth python3-matplotlib)
+  packages+=(paraview xvfb xauth python3-matplotlib mkdocs)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -206,6 +207,8 @@ run)
 test)
   build_cuda_variant
   timed "ctest" ctest --test-dir "$build" --output-on-failure -j 2
+  timed "docs (strict build)" bash "$root/docs/build.sh" "$build/site"
+  timed "docs (tutorial's commands)" bash "$root/docs/run_tutorial.sh" "$build/drivers/intact"
   ;;
 *)
   say "usage: bash .ci/setup.sh [build|run|test]" >&2
