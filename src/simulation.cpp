@@ -59,6 +59,77 @@ template <class Work> void on_root(MPI_Comm comm, int rank, Work&& work) {
     }
 }
 
+// The step line's count of the method's own iterations: sweeps for stencil descent, outer and Newton
+// iterations for `al`, Newton and PCG iterations for the others.
+std::string iterations_text(const solver::StepResult& result) {
+    std::ostringstream out;
+    if (result.sweeps >= 0) {
+        out << "sweeps " << result.sweeps;
+    } else if (result.outer_iterations >= 0) {
+        out << "outer " << result.outer_iterations << "  newton " << result.iterations << "  pcg "
+            << result.linear_iterations;
+    } else {
+        out << "newton " << result.iterations << "  pcg " << result.linear_iterations;
+    }
+    return out.str();
+}
+
+// Stencil descent's sweeps per step, predicted before the first step. A rigid motion of a body shrinks by
+// about ρ ℓ² / (h² E) per sweep (12-DOF stencils move it one element at a time), so a step needs about
+// four times h² E / (ρ ℓ²) sweeps, with ℓ the body's mean element size: measured 11, 43 and 149 sweeps
+// per step where that ratio is 2.5, 10 and 40 (a 1e6 Pa block on a slope), 570 and 2000 (the cap) where
+// it is 250 and 1000 (1e8 Pa). Warns on rank 0 for each body predicted above solver.stencil_descent.
+// max_sweeps. Collective.
+void warn_about_sweeps(MPI_Comm comm, const io::Scene& scene, const LocalMesh& mesh, int rank) {
+    const std::size_t bodies = scene.bodies.size();
+    std::vector<double> sums(2 * bodies, 0.0); // per body: volume, elements
+    for (int e = 0; e < mesh.num_owned_elements; ++e) {
+        const auto& tet = mesh.tets[static_cast<std::size_t>(e)];
+        const auto at = [&](int k) {
+            return mesh.rest_position[static_cast<std::size_t>(tet[static_cast<std::size_t>(k)])];
+        };
+        Vec3 a{}, b{}, c{};
+        for (std::size_t d = 0; d < 3; ++d) {
+            a[d] = at(1)[d] - at(0)[d];
+            b[d] = at(2)[d] - at(0)[d];
+            c[d] = at(3)[d] - at(0)[d];
+        }
+        const double volume =
+            std::abs(a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                     a[2] * (b[0] * c[1] - b[1] * c[0])) /
+            6.0;
+        const auto body = static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)]);
+        sums[2 * body] += volume;
+        sums[2 * body + 1] += 1.0;
+    }
+    INTACT_CHECK_MPI(
+        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm));
+    if (rank != 0) {
+        return;
+    }
+    const int cap = scene.stencil_descent.max_sweeps;
+    for (std::size_t b = 0; b < bodies; ++b) {
+        if (sums[2 * b + 1] == 0.0) {
+            continue;
+        }
+        const double size = std::cbrt(6.0 * sums[2 * b] / sums[2 * b + 1]); // ℓ: a cube cell's edge
+        const io::Material& material = scene.bodies[b].material;
+        const double ratio = scene.dt * scene.dt * material.youngs_modulus / (material.density * size * size);
+        const double predicted = 4.0 * ratio;
+        if (predicted > cap) {
+            log::warn()
+                << "stencil_descent: body '" << scene.bodies[b].name << "' (E = " << material.youngs_modulus
+                << " Pa, elements of about " << size << " m) needs about " << predicted
+                << " sweeps per step at time.dt = " << scene.dt
+                << " s (a rigid motion shrinks by about rho l^2 / (dt^2 E) = " << 1.0 / ratio
+                << " per sweep), above solver.stencil_descent.max_sweeps = " << cap
+                << ": its steps will end at the cap, not converged. Use solver.type \"ipc\" or \"bal\" "
+                   "for stiff bodies, or a time.dt below "
+                << scene.dt * std::sqrt(cap / predicted) << " s";
+        }
+    }
+}
+
 // The unbalanced force per mass as the log line shows it; not a number: the method does not measure it.
 std::string residual_acceleration_text(double acceleration) {
     std::ostringstream text;
@@ -188,6 +259,9 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         m_contact->update(m_x, m_boundary->obstacle_positions());
         check_initial_contact(dhat);
     }
+    if (m_scene.solver == "stencil_descent") {
+        warn_about_sweeps(comm, m_scene, m_local, m_rank);
+    }
     m_solver = solver::make_step_solver(solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary,
                                                           m_contact.get(), diagonal, &m_local},
                                         m_newton_settings);
@@ -296,8 +370,8 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         // A step the method calls converged that the certificate rejects is named as such.
         const bool rejected = result.converged && !m_verdict.certified();
         uncertified += m_verdict.certified() ? 0 : 1;
-        log::info() << "step " << m_step << "  t " << m_time << " s  newton " << result.iterations << "  pcg "
-                    << result.linear_iterations << "  " << m_solver->residual_name() << " " << result.residual
+        log::info() << "step " << m_step << "  t " << m_time << " s  " << iterations_text(result) << "  "
+                    << m_solver->residual_name() << " " << result.residual
                     << (*m_solver->residual_unit() ? " " : "") << m_solver->residual_unit() << "  |r|/m "
                     << residual_acceleration_text(result.residual_acceleration)
                     << (result.converged ? "" : "  NOT CONVERGED")
@@ -325,8 +399,9 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     }
     if (failures > 0) {
         log::warn() << failures << " of " << m_scene.steps
-                    << " steps did not meet the stopping rule within solver.max_newton_iterations; see "
-                       "\"converged\" in metrics.jsonl";
+                    << " steps did not meet the method's stopping test within its limit "
+                       "(solver.max_newton_iterations; solver.al.max_outer_iterations; "
+                       "solver.stencil_descent.max_sweeps); see \"converged\" in metrics.jsonl";
     }
     if (uncertified > failures) {
         log::warn()
