@@ -248,6 +248,8 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_newton_settings.preconditioner = m_scene.preconditioner;
     m_certificate = std::make_unique<solver::StepCertificate>(m_scene, m_newton_settings.stop);
+    log::info() << "step certificate: force balance within " << m_newton_settings.stop.acceleration
+                << " m/s^2; energy " << m_certificate->energy_rule();
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
     m_scene.resolved["solver"]["acceleration_tolerance"] = m_newton_settings.stop.acceleration;
 
@@ -482,6 +484,12 @@ void Simulation::restore_checkpoint() {
     m_boundary->restore(in);
     m_integrator->restore(in);
     m_solver->restore(in);
+    if (m_contact) {
+        // The contact model at the restored positions (it was set up at the rest state): the step
+        // certificate's start energy reads the barrier there, as after any step.
+        m_surface->begin_step(m_x);
+        m_contact->update(m_x, m_boundary->obstacle_positions());
+    }
     m_step = static_cast<int>(info.step);
     m_time = info.time;
 }
@@ -527,7 +535,7 @@ solver::StepResult Simulation::step() {
     m_account = energy_account();
     m_account_current = true;
     double work = 0.0;
-    if (m_certificate->checks_energy() && problem.force.extent(0) > 0) {
+    if (m_certificate->checks_energy() && !m_forces->empty()) { // a scene-wide test: every rank reduces
         const NodeField f = problem.force, x = m_x, x0 = m_step_start;
         Kokkos::parallel_reduce(
             "intact::applied_work", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),

@@ -63,11 +63,16 @@ Runtime::Runtime(int& argc, char**& argv) {
     MPI_Get_processor_name(host, &length);
     m_host.assign(host, static_cast<std::size_t>(length));
 
-    // Kokkos's OpenMP back end prints four lines of advice when OMP_PROC_BIND is unset. The OpenMP runtime
-    // has read its environment before main (unset: no binding, libgomp's default), so naming that default
-    // here changes nothing but the notice. Ranks are placed by mpirun's --bind-to; to bind each rank's
-    // threads as well, set OMP_PROC_BIND=spread and OMP_PLACES=threads yourself (docs/benchmarks.md).
-    setenv("OMP_PROC_BIND", "false", 0);
+    // Kokkos's OpenMP back end prints four lines of advice when OMP_PROC_BIND is unset. With no binding
+    // asked for at all (no OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY or KMP_AFFINITY), threads are not
+    // bound (libgomp's default, read before main), so naming that default changes nothing but the notice.
+    // Ranks are placed by mpirun's --bind-to; to bind each rank's threads as well, set
+    // OMP_PROC_BIND=spread and OMP_PLACES=threads yourself (docs/benchmarks.md).
+    const bool binding_asked = std::getenv("OMP_PROC_BIND") || std::getenv("OMP_PLACES") ||
+                               std::getenv("GOMP_CPU_AFFINITY") || std::getenv("KMP_AFFINITY");
+    if (!binding_asked) {
+        setenv("OMP_PROC_BIND", "false", 0);
+    }
     const StdoutToStderr notices_to_stderr;
 #if KOKKOS_VERSION >= 30700
     Kokkos::InitializationSettings settings;

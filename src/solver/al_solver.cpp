@@ -290,9 +290,9 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
 
 StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
     StepResult result;
-    // Taken from the stopping rule when a step ends settled; otherwise measured at the end (step 5): the
-    // inner loop ends at its first full Newton step, and the last force balance it computed, before that
-    // step, measures the step rather than what it leaves.
+    // Measured at the state the step returns (step 5): the inner loop ends at its first full Newton step,
+    // and the last force balance it computed, before that step, measures the step rather than what it
+    // leaves; a settled step's test was taken at y, which x may not have reached.
     result.residual_acceleration = std::numeric_limits<double>::quiet_NaN();
     PhaseSeconds& seconds = result.seconds;
 
@@ -368,9 +368,7 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
 
     // 5. What the step ends with: its force balance, the set's size, the pairs pushing (λ > 0), the
     //    smallest constraint gap.
-    if (!std::isfinite(result.residual_acceleration)) {
-        result.residual_acceleration = unbalanced_acceleration(x, problem, seconds);
-    }
+    result.residual_acceleration = unbalanced_acceleration(x, problem, seconds);
     {
         ScopedTimer timer(seconds.contact);
         m_contact.update(x, m_boundary.obstacle_positions());
@@ -473,12 +471,12 @@ void AlSolver::run_outer_iterations(
 
 double
 AlSolver::unbalanced_acceleration(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds) {
+    // The AL terms as the last subproblem left them (linearised at the last safe state, slacks from y),
+    // evaluated at x: the set's state is not touched, so what A-search's end_step evaluates and what a
+    // checkpoint saves are as before (step 5 then gathers the contact model at x).
     {
         ScopedTimer timer(seconds.contact);
-        m_contact.fill(x, m_boundary.obstacle_positions(), m_safe);
-        contact::linearize_constraints(m_set, m_safe, m_contact.topology());
         m_contact.gather_positions(x, m_boundary.obstacle_positions());
-        contact::update_slacks(m_set, m_safe, m_contact.positions(), m_penalty);
     }
     ScopedTimer timer(seconds.assembly);
     m_potential.assemble(x, problem);

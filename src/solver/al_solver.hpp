@@ -142,9 +142,8 @@ private:
     /// Whether any rank holds a constraint. Collective.
     bool holds_constraints() const;
     /// The unbalanced force per mass at the step's end x (m/s², stopping_rule.hpp's a): every force the
-    /// step applies, the contact's from the multipliers (the AL terms linearised at x, slacks at x). One
-    /// assembly, no solve; nothing the next step uses is changed (it linearises and sets slacks anew).
-    /// Collective.
+    /// step applies, the contact's from the multipliers (the AL terms as the last subproblem left them,
+    /// evaluated at x). One assembly, no solve; the constraint set is not changed. Collective.
     double unbalanced_acceleration(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds);
 
     StepParts m_parts;

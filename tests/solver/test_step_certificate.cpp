@@ -184,4 +184,37 @@ TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
     }
 }
 
+TEST(StepCertificate, AppliedForcesWorkPaysForTheEnergyTheyAdd) {
+    // A free block pushed by a force box, no gravity, no contact: every joule it gains is the force's work
+    // (computed by Simulation from the step's positions), so each step is certified only if that work is
+    // counted with its sign; the energy change is the step-to-step change of total_energy.
+    json body = block({0, 0, 0}, {0.1, 0.1, 0.1}, {2, 2, 2}, 1e5);
+    body["forces"] =
+        json::array({{{"box", {{"min", {-1, -1, -1}}, {"max", {1, 1, 1}}}}, {"force", {2.0, 0, 0}}}});
+    json s;
+    s["time"] = {{"dt", 0.01}, {"steps", 4}};
+    s["gravity"] = {0.0, 0.0, 0.0};
+    s["bodies"] = json::array({body});
+    s["contact"] = {{"enabled", false}};
+    s["output"] = {{"every", 1000}};
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(s, "pushed.json"),
+                          test::output_dir("certificate", "pushed", MPI_COMM_WORLD));
+    const auto total = [&] {
+        const auto e = simulation.energies();
+        return e[0] + e[1] + e[2] + e[3];
+    };
+    double before = total();
+    for (int n = 1; n <= 4; ++n) {
+        simulation.step();
+        const auto& verdict = simulation.last_verdict();
+        ASSERT_TRUE(verdict.energy_consistent.has_value());
+        EXPECT_GT(verdict.work, 0.0) << "step " << n;
+        EXPECT_GT(verdict.energy_change, verdict.allowance) << "the block gains energy, step " << n;
+        EXPECT_TRUE(verdict.certified()) << "step " << n << ": " << verdict.explain(1e-3);
+        const double after = total();
+        EXPECT_NEAR(verdict.energy_change, after - before, 1e-12 * std::abs(after)) << "step " << n;
+        before = after;
+    }
+}
+
 } // namespace
