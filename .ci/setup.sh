@@ -97,9 +97,16 @@ kokkos_source() {
 
 # The Kokkos source version: Debian's trilinos, read from the package index (no download needed to
 # know whether the cached build is current).
+# With no package lists yet (a machine that has every package but an emptied apt cache), they are
+# fetched once.
 kokkos_version() {
-  apt-cache show --no-all-versions libtrilinos-kokkos-dev 2>/dev/null |
-    sed -n 's/^Version: //p' | head -n 1 | tr -c 'A-Za-z0-9.\n' '_'
+  local v
+  v=$(apt-cache show --no-all-versions libtrilinos-kokkos-dev 2>/dev/null | sed -n 's/^Version: //p' || true)
+  if [[ -z $v ]]; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    v=$(apt-cache show --no-all-versions libtrilinos-kokkos-dev 2>/dev/null | sed -n 's/^Version: //p' || true)
+  fi
+  printf '%s\n' "${v%%$'\n'*}" | tr -c 'A-Za-z0-9.\n' '_'
 }
 
 # build_kokkos NAME CMAKE_ARGS...: configure, build and install Kokkos into $deps/NAME-VERSION-KEY,
@@ -120,6 +127,16 @@ build_kokkos() {
     say "Kokkos ($name) cached in $prefix"
     return 0
   fi
+  # The cache is shared by every clone on the machine: one build at a time (the second waits, then
+  # finds the stamp).
+  mkdir -p "$deps"
+  exec 9>"$deps/.lock"
+  flock 9
+  if [[ -f $prefix/.intact-stamp ]]; then
+    flock -u 9
+    say "Kokkos ($name) cached in $prefix"
+    return 0
+  fi
   local src
   src=$(kokkos_source)
   local work=$deps/work/$name
@@ -134,6 +151,7 @@ build_kokkos() {
   cmake --install "$work/build" >/dev/null
   touch "$prefix/.intact-stamp"
   rm -rf "$work"
+  flock -u 9
 }
 
 if [[ -n ${Kokkos_ROOT:-} ]]; then
