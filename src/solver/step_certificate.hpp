@@ -49,7 +49,7 @@ struct EnergyAccount {
     double kinetic = 0.0;
     double elastic = 0.0;
     double gravitational = 0.0;
-    double momentum = 0.0;       ///< Σ m_i |v_i| over owned free nodes (kg m/s)
+    double momentum = 0.0;       ///< Σ m_i |v_i| over owned nodes (kg m/s)
     std::vector<double> stored;  ///< per energy-storing term (the barrier): weight · energy (J)
     std::vector<double> weights; ///< those terms' weights (κ) when evaluated
     double unstored = 0.0;       ///< Σ of the conservative terms that store none (metrics only)
