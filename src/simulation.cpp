@@ -13,6 +13,7 @@
 #include "src/core/stop_signals.hpp"
 #include "src/io/checkpoint.hpp"
 #include "src/io/json_reader.hpp"
+#include "src/mesh/scene_mesh.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,16 +89,7 @@ void warn_about_sweeps(MPI_Comm comm, const io::Scene& scene, const LocalMesh& m
         const auto at = [&](int k) {
             return mesh.rest_position[static_cast<std::size_t>(tet[static_cast<std::size_t>(k)])];
         };
-        Vec3 a{}, b{}, c{};
-        for (std::size_t d = 0; d < 3; ++d) {
-            a[d] = at(1)[d] - at(0)[d];
-            b[d] = at(2)[d] - at(0)[d];
-            c[d] = at(3)[d] - at(0)[d];
-        }
-        const double volume =
-            std::abs(a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                     a[2] * (b[0] * c[1] - b[1] * c[0])) /
-            6.0;
+        const double volume = std::abs(tet_signed_volume(at(0), at(1), at(2), at(3)));
         const auto body = static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)]);
         sums[2 * body] += volume;
         sums[2 * body + 1] += 1.0;
