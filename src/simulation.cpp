@@ -123,6 +123,25 @@ void warn_about_sweeps(MPI_Comm comm, const io::Scene& scene, const LocalMesh& m
 }
 
 // The unbalanced force per mass as the log line shows it; not a number: the method does not measure it.
+// Σ (μ + λ) V over the scene's elements (J): the scale of the elastic energy's round-off (the step
+// certificate's allowance). Collective.
+double elastic_scale(MPI_Comm comm, const io::Scene& scene, const LocalMesh& mesh) {
+    double sum = 0.0;
+    for (int e = 0; e < mesh.num_owned_elements; ++e) {
+        const auto& tet = mesh.tets[static_cast<std::size_t>(e)];
+        const auto at = [&](int k) {
+            return mesh.rest_position[static_cast<std::size_t>(tet[static_cast<std::size_t>(k)])];
+        };
+        const auto& material =
+            scene.bodies[static_cast<std::size_t>(mesh.element_body[static_cast<std::size_t>(e)])].material;
+        const double E = material.youngs_modulus, nu = material.poisson_ratio;
+        const double mu = E / (2.0 * (1.0 + nu));
+        const double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        sum += (mu + lambda) * std::abs(tet_signed_volume(at(0), at(1), at(2), at(3)));
+    }
+    return comm::allreduce_sum(comm, sum);
+}
+
 std::string residual_acceleration_text(double acceleration) {
     std::ostringstream text;
     if (std::isfinite(acceleration)) {
@@ -237,9 +256,11 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
                        "friction its own way (solver.bal.friction_update)";
     }
     m_newton_settings.linear.tolerance = m_scene.linear_tolerance;
+    m_newton_settings.forcing = m_scene.linear_forcing == "eisenstat_walker";
     m_newton_settings.linear.max_iterations = m_scene.max_linear_iterations;
     m_newton_settings.preconditioner = m_scene.preconditioner;
     m_certificate = std::make_unique<solver::StepCertificate>(m_scene, m_newton_settings.stop);
+    m_certificate->set_elastic_scale(elastic_scale(comm, m_scene, m_local));
     log::info() << "step certificate: force balance within " << m_newton_settings.stop.acceleration
                 << " m/s^2; energy " << m_certificate->energy_rule();
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
@@ -259,6 +280,8 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_solver = solver::make_step_solver(solver::StepParts{comm, m_scene, *m_halo, *m_potential, *m_boundary,
                                                           m_contact.get(), diagonal, &m_local},
                                         m_newton_settings);
+    m_method_terms = m_potential->terms();
+    m_length = diagonal;
     // The integrator's start (Newmark's a⁰, A-search's H⁰ and ∇P(x⁰)) sees the solver's terms; the
     // contact model is at x⁰. Until the first step, contact energies take c = 1 (they are zero at x⁰).
     m_problem.h = m_scene.dt;
@@ -354,26 +377,28 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     } else if (m_step == m_scene.steps) {
         log::info() << "the checkpoint is at the last step (" << m_step << "); nothing left to run";
     }
-    int failures = 0;
     int uncertified = 0;
+    int fallbacks = 0;
+    int fallbacks_certified = 0;
     for (int n = m_step + 1; n <= m_scene.steps; ++n) {
         Kokkos::Timer timer;
         const solver::StepResult result = step();
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
-        failures += result.converged ? 0 : 1;
-        // A step the method calls converged that the certificate rejects is named as such.
-        const bool rejected = result.converged && !m_verdict.certified();
-        uncertified += m_verdict.certified() ? 0 : 1;
+        uncertified += result.converged ? 0 : 1;
+        fallbacks += m_verdict.fell_back() ? 1 : 0;
+        fallbacks_certified += m_verdict.fell_back() && result.converged ? 1 : 0;
+        // A fallback step's residual is the fallback's stopping measure.
+        const solver::StepSolver& measured = m_verdict.fell_back() ? *m_reference : *m_solver;
         log::info() << "step " << m_step << "  t " << m_time << " s  " << iterations_text(result) << "  "
-                    << m_solver->residual_name() << " " << result.residual
-                    << (*m_solver->residual_unit() ? " " : "") << m_solver->residual_unit() << "  |r|/m "
+                    << measured.residual_name() << " " << result.residual
+                    << (*measured.residual_unit() ? " " : "") << measured.residual_unit() << "  |r|/m "
                     << residual_acceleration_text(result.residual_acceleration)
-                    << (result.converged ? "" : "  NOT CONVERGED")
-                    << (result.line_search_failed ? " (line search failed)" : "")
-                    << (rejected
-                            ? "  NOT CERTIFIED: " + m_verdict.explain(m_certificate->acceleration_tolerance())
-                            : "")
-                    << "  wall " << wall << " s";
+                    << (m_verdict.fell_back() ? "  solved by " + m_verdict.repaired_by : "")
+                    << (result.converged ? ""
+                                         : "  NOT CERTIFIED: " +
+                                               m_verdict.explain(m_certificate->acceleration_tolerance()))
+                    << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
+                    << " s";
         write_metrics(m_step, result, wall);
         if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
             write_output(m_step, m_time);
@@ -391,18 +416,19 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
             break;
         }
     }
-    if (failures > 0) {
-        log::warn() << failures << " of " << m_scene.steps
-                    << " steps did not meet the method's stopping test within its limit "
-                       "(solver.max_newton_iterations; solver.al.max_outer_iterations; "
-                       "solver.stencil_descent.max_sweeps); see \"converged\" in metrics.jsonl";
+    if (fallbacks > 0) {
+        log::warn() << fallbacks << " of " << m_scene.steps << " steps failed the step certificate with "
+                    << m_solver->name() << " and were solved again from their start with "
+                    << m_reference->name() << " (" << fallbacks_certified
+                    << " of them certified); see \"repair\" in metrics.jsonl";
     }
-    if (uncertified > failures) {
-        log::warn()
-            << uncertified - failures << " of " << m_scene.steps
-            << " steps met the method's stopping test but not the step certificate (balance of forces "
-               "within solver.acceleration_tolerance, energy under implicit Euler); see "
-               "\"certificate\" in metrics.jsonl";
+    if (uncertified > 0) {
+        log::warn() << uncertified << " of " << m_scene.steps
+                    << " steps are NOT CERTIFIED: the method's stopping test within its limit "
+                       "(solver.max_newton_iterations; solver.al.max_outer_iterations; "
+                       "solver.stencil_descent.max_sweeps), the balance of forces within "
+                       "solver.acceleration_tolerance, or the energy under implicit Euler failed; see "
+                       "\"certificate\" in metrics.jsonl";
     }
 }
 
@@ -486,119 +512,14 @@ void Simulation::restore_checkpoint() {
     m_time = info.time;
 }
 
-solver::StepResult Simulation::step() {
-    // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; 2. the method
-    // minimises; 3. the integrator's end state and velocities from the solve's result.
-    // The solve's positions are the state at t + θh (θ = ½ for implicit midpoint): prescribed nodes go
-    // there; obstacles go to t + h, where the integrator's end state must clear them.
-    const double h = m_scene.dt;
-    if (!m_account_current) {
-        m_account = energy_account();
-    }
-    if (m_certificate->checks_energy()) {
-        if (m_step_start.extent(0) != m_x.extent(0)) {
-            m_step_start = NodeField("intact::step_start", m_x.extent(0));
-        }
-        Kokkos::deep_copy(m_step_start, m_x);
-    }
-    solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
-    problem.gravity = m_scene.gravity;
-    m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + h);
-    m_forces->evaluate(m_time, h);
-    problem.force = m_forces->field();
-    const solver::StepResult result = m_solver->solve(m_x, problem);
-    m_integrator->end_step(problem, m_x, m_v);
-    if (const auto fraction = m_integrator->move_fraction(); fraction && *fraction < 1.0 && m_rank == 0) {
-        log::warn() << "step " << m_step + 1 << ": " << m_integrator->name() << " took " << *fraction
-                    << " of its move past the solve (the full move would invert an element or close a "
-                       "contact gap; README \"Time integrators\")";
-    }
-    if (m_contact && problem.theta != 1.0) {
-        // The integrator moved x past the solve's y: contact (energy, next κ) must see where it went.
-        m_surface->begin_step(m_x);
-        m_contact->update(m_x, m_boundary->obstacle_positions());
-    }
-    m_problem = problem;
-    ++m_step;
-    m_time = m_step * h;
-
-    // The step certificate: balance from the method's measure, energy against the step's start.
-    const solver::EnergyAccount start = m_account;
-    m_account = energy_account();
-    m_account_current = true;
-    double work = 0.0;
-    if (m_certificate->checks_energy() && !m_forces->empty()) { // a scene-wide test: every rank reduces
-        const NodeField f = problem.force, x = m_x, x0 = m_step_start;
-        Kokkos::parallel_reduce(
-            "intact::applied_work", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
-            KOKKOS_LAMBDA(const int i, double& sum) {
-                for (int c = 0; c < 3; ++c) {
-                    sum += f(i, c) * (x(i, c) - x0(i, c));
-                }
-            },
-            work);
-        work = comm::allreduce_sum(m_comm, work);
-    }
-    m_verdict = m_certificate->judge(result, m_solver->tests_balance(), start, m_account, work, h);
-    return result;
-}
-
-solver::EnergyAccount Simulation::energy_account() const {
-    const auto mass = m_potential->lumped_mass();
-    const auto v = m_v;
-    double kinetic = 0.0;
-    double momentum = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::kinetic_energy", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            sum += 0.5 * mass(i) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
-        },
-        kinetic);
-    Kokkos::parallel_reduce(
-        "intact::momentum_magnitude", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            sum += mass(i) * ::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
-        },
-        momentum);
-    // The contact model is at x (the solver leaves it there; step() refreshes it after a midpoint step).
-    const solver::LocalEnergies local =
-        m_energy_model->conservative(m_x, m_problem.weight * m_problem.h * m_problem.h, NodeField(), {});
-    const std::vector<bool> stored = m_energy_model->stored_terms();
-    // One reduction: kinetic, momentum, elastic, gravitational, stored terms, the other terms' sum.
-    std::vector<double> sums{kinetic, momentum, local.elastic, local.gravitational};
-    double unstored = 0.0;
-    for (std::size_t k = 0; k < local.terms.size(); ++k) {
-        if (stored[k]) {
-            sums.push_back(local.terms[k]);
-        } else {
-            unstored += local.terms[k];
-        }
-    }
-    sums.push_back(unstored);
-    INTACT_CHECK_MPI(
-        MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, m_comm));
-    solver::EnergyAccount account;
-    account.kinetic = sums[0];
-    account.momentum = sums[1];
-    account.elastic = sums[2];
-    account.gravitational = sums[3];
-    const std::vector<double> weights = m_energy_model->term_weights();
-    for (std::size_t k = 0, s = 4; k < stored.size(); ++k) {
-        if (stored[k]) {
-            account.stored.push_back(sums[s++]);
-            account.weights.push_back(weights[k]);
-        }
-    }
-    account.unstored = sums.back();
-    return account;
-}
-
 std::array<double, 4> Simulation::energies() const {
     return energies_of(energy_account());
 }
 
 std::array<double, 4> Simulation::energies_of(const solver::EnergyAccount& a) {
-    double contact = a.unstored;
+    // Only the terms that store energy count (the barrier): the value of an augmented-Lagrangian
+    // multiplier term is not energy the system holds (it may be negative, and it is not given back).
+    double contact = 0.0;
     for (double e : a.stored) {
         contact += e;
     }
@@ -631,6 +552,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
                                            : nlohmann::json(nullptr)},
              {"converged", step == 0 ? true : result.converged},
              {"certificate", step == 0 ? nlohmann::json(nullptr) : m_verdict.to_json()},
+             {"repair", step == 0 ? nlohmann::json(nullptr) : m_verdict.repair_json()},
              {"line_search_failed", result.line_search_failed},
              {"contact_pairs", result.contact_pairs},
              {"min_contact_distance", std::isfinite(result.min_distance) ? nlohmann::json(result.min_distance)

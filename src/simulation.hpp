@@ -81,8 +81,10 @@ public:
         m_integrator->start(m_x, m_v);
     }
 
-    /// One time step from the current state, judged by the step certificate (step_certificate.hpp):
-    /// the result's `converged` is the method's own test, `last_verdict` the certificate's. Collective.
+    /// One time step from the current state, judged by the step certificate (step_certificate.hpp) and,
+    /// when the run's method's step is rejected, solved again from its start by the fallback
+    /// (solver.fallback, simulation_step.cpp). The result's `converged` is the certificate's verdict
+    /// (`last_verdict` says what was checked and what the fallback repaired). Collective.
     solver::StepResult step();
     /// The step certificate's verdict on the last step.
     const solver::StepVerdict& last_verdict() const { return m_verdict; }
@@ -124,9 +126,21 @@ private:
     void check_initial_contact(double dhat);
     void write_output(int step, double time);
     void write_metrics(int step, const solver::StepResult& result, double wall_seconds);
-    /// energies() from an account: the contact energy is every conservative term's, stored or not.
+    /// energies() from an account: the contact energy is the stored terms' (EnergyTerm::stores_energy).
     static std::array<double, 4> energies_of(const solver::EnergyAccount& account);
     void restore_checkpoint();
+    /// Whether a rejected step is solved again by the reference method (solver.fallback).
+    bool can_fall_back() const;
+    /// The integrator's end state and the step's clock (simulation_step.cpp).
+    void finish_step(const solver::StepProblem& problem);
+    /// Solve the step again from its start with the reference method; `after_end_step`: finish_step ran.
+    solver::StepResult
+    fall_back(const solver::StepProblem& problem, const solver::StepResult& rejected, bool after_end_step);
+    /// The work of the applied forces from the step's start to x (J; 0 when energy is not checked).
+    double applied_work() const;
+    /// The reference method's energy account of the step's start (after its solve: its weights).
+    solver::EnergyAccount reference_start_account();
+    solver::EnergyAccount energy_account_of(const NodeField& x, const NodeField& v) const;
     bool checkpoint_is_due(bool last_step);
     std::vector<GlobalId> owned_ids() const;
 
@@ -165,8 +179,16 @@ private:
     std::unique_ptr<solver::StepCertificate> m_certificate;
     solver::EnergyAccount m_account; ///< energy_account() of the current state, while m_account_current
     bool m_account_current = false;
-    NodeField m_step_start;        ///< positions at the step's start (the applied forces' work)
-    solver::StepVerdict m_verdict; ///< the certificate's verdict on the last step
+    NodeField m_step_start;                 ///< positions at the step's start (the applied forces' work)
+    NodeField m_velocity_start;             ///< velocities at the step's start (a fallback's start)
+    contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (a fallback's start)
+    solver::StepVerdict m_verdict;          ///< the certificate's verdict on the last step
+    double m_length = 1.0;                  ///< the rest bounding-box diagonal l (StepParts::length)
+    /// The fallback (`ipc`), made at the first step the run's method fails; each method's energy terms.
+    std::unique_ptr<solver::StepSolver> m_reference;
+    std::vector<solver::EnergyTerm*> m_method_terms;
+    std::vector<solver::EnergyTerm*> m_reference_terms;
+    std::string m_fallback_reason; ///< what the run's method's last rejected step failed
 };
 
 } // namespace intact

@@ -607,6 +607,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
                     "use solver.type \"ipc\" for scenes without contact, or enable contact");
     }
     read_bal_options(solver, scene);
+    scene.fallback = solver.optional<std::string>("fallback", scene.fallback);
+    if (scene.fallback != "ipc" && scene.fallback != "none") {
+        solver.fail("fallback", "unknown fallback '" + scene.fallback + "'",
+                    "use \"ipc\" (a step the certificate rejects is solved again from its start with "
+                    "ipc) or \"none\" (it is kept and reported NOT CERTIFIED)");
+    }
     scene.preconditioner = solver.optional<std::string>("preconditioner", scene.preconditioner);
     if (scene.preconditioner != "block_jacobi" && scene.preconditioner != "decade_warm_start" &&
         scene.preconditioner != "rigid_coarse") {
@@ -685,6 +691,13 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         solver.fail("max_newton_iterations", "must be >= 1", "allow at least one Newton iteration, e.g. 100");
     }
     scene.linear_tolerance = solver.optional<double>("linear_tolerance", scene.linear_tolerance);
+    scene.linear_forcing = solver.optional<std::string>("linear_forcing", scene.linear_forcing);
+    if (scene.linear_forcing != "eisenstat_walker" && scene.linear_forcing != "fixed") {
+        solver.fail("linear_forcing", "unknown value '" + scene.linear_forcing + "'",
+                    "use \"eisenstat_walker\" (PCG's tolerance follows the Newton residual, with "
+                    "solver.linear_tolerance as its floor) or \"fixed\" (solver.linear_tolerance on every "
+                    "solve)");
+    }
     if (!(scene.linear_tolerance > 0.0 && scene.linear_tolerance < 1.0)) {
         solver.fail("linear_tolerance", "must be in (0, 1)", "give the relative PCG residual, e.g. 1e-5");
     }

@@ -232,12 +232,19 @@ struct Scene {
     AlOptions al;
     BalOptions bal;
     StencilDescentOptions stencil_descent;
+    /// solver.fallback: the method that solves a step again from its start when the run's method
+    /// returned one the step certificate rejects: "ipc" (the default; the reference method), or "none"
+    /// (the rejected step is kept and reported NOT CERTIFIED)
+    std::string fallback = "ipc";
     std::string preconditioner =
         "rigid_coarse";                     ///< solver.preconditioner: or "block_jacobi", "decade_warm_start"
     std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second
     std::optional<double> acceleration_tolerance; ///< m/s²; absent: 1e-4 |g| (solver/stopping_rule.hpp)
     int max_newton_iterations = 100;
-    double linear_tolerance = 1e-5; ///< relative residual of PCG
+    double linear_tolerance = 1e-5; ///< relative residual of PCG (the floor of the forcing terms)
+    /// solver.linear_forcing: "eisenstat_walker" (PCG's tolerance follows Newton's progress, `ipc`;
+    /// solver/forcing_term.hpp) or "fixed" (linear_tolerance on every solve)
+    std::string linear_forcing = "eisenstat_walker";
     int max_linear_iterations = 2000;
     std::string output_dir = "output";
     int output_every = 1;

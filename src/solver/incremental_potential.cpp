@@ -26,6 +26,14 @@ void IncrementalPotential::add_term(EnergyTerm& term) {
                                                     << " energy terms");
 }
 
+void IncrementalPotential::use_terms(const std::vector<EnergyTerm*>& terms) {
+    m_terms.clear();
+    m_stencils.clear();
+    for (EnergyTerm* term : terms) {
+        add_term(*term);
+    }
+}
+
 const BlockMatrix& IncrementalPotential::matrix() const {
     return block_matrix();
 }

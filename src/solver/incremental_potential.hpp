@@ -41,6 +41,10 @@ public:
     /// Append a term; terms are summed in the order they were added.
     void add_term(EnergyTerm& term);
     const std::vector<EnergyTerm*>& terms() const { return m_terms; }
+    /// Replace every term by `terms` (in that order): a step solved by another method than the run's,
+    /// such as the reference method that re-solves a step the certificate rejected (Simulation), uses
+    /// that method's terms and then the run's again. Local.
+    void use_terms(const std::vector<EnergyTerm*>& terms);
 
     const ElasticTerm& elastic() const { return m_elastic; }
     ElasticTerm& elastic() { return m_elastic; }

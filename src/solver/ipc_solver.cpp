@@ -9,6 +9,23 @@
 
 namespace intact::solver {
 
+namespace {
+
+/// ‖mask ⊙ r‖₂ over the owned rows of every rank (the norm PCG's relative tolerance refers to).
+double
+free_norm(MPI_Comm comm, const NodeField& r, Kokkos::View<const double*, MemSpace> mask, int num_owned) {
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::free_norm", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
+        KOKKOS_LAMBDA(const int i, double& local) {
+            local += mask(i) * (r(i, 0) * r(i, 0) + r(i, 1) * r(i, 1) + r(i, 2) * r(i, 2));
+        },
+        sum);
+    return std::sqrt(comm::allreduce_sum(comm, sum));
+}
+
+} // namespace
+
 double mean_nodal_mass(MPI_Comm comm, const IncrementalPotential& potential) {
     const auto mass = Kokkos::create_mirror_view_and_copy(HostSpace(), potential.lumped_mass());
     double total = 0.0;
@@ -72,7 +89,7 @@ IpcSolver::IpcSolver(const StepParts& parts, const NewtonSettings& settings)
                parts.halo,
                settings.preconditioner,
                parts.mesh ? &parts.mesh->node_body : nullptr),
-      m_rhs("intact::solver::rhs", parts.potential.matrix().num_cols()),
+      m_forcing(settings.linear.tolerance), m_rhs("intact::solver::rhs", parts.potential.matrix().num_cols()),
       m_direction("intact::solver::direction", parts.potential.matrix().num_cols()),
       m_trial("intact::solver::trial", parts.potential.matrix().num_cols()),
       m_product("intact::solver::product", parts.potential.matrix().num_cols()),
@@ -164,6 +181,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     // `contact_at_x`: the contact model's surface, pairs and ghost plan are current at x (after κ's start,
     // an accepted trial or a lag; not after the boundary arrives).
     bool contact_at_x = m_contact != nullptr;
+    m_forcing.restart();
     for (int lag = 1;; ++lag) {
         bool lag_converged = false;
         const int first = result.iterations;
@@ -194,10 +212,15 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
             {
                 ScopedTimer timer(seconds.linear_solve);
-                const LinearSolveResult linear = m_system.solve(x, m_rhs, m_direction, m_settings.linear,
-                                                                problem.weight * problem.h * problem.h);
-                result.linear_iterations += linear.pcg.iterations;
-                result.warm_start_iterations += linear.warm_start_iterations;
+                PcgSettings linear = m_settings.linear;
+                if (m_settings.forcing) {
+                    linear.tolerance = m_forcing.next(
+                        free_norm(m_parts.comm, m_rhs, m_potential.free_mask(), m_potential.num_owned()));
+                }
+                const LinearSolveResult linear_result =
+                    m_system.solve(x, m_rhs, m_direction, linear, problem.weight * problem.h * problem.h);
+                result.linear_iterations += linear_result.pcg.iterations;
+                result.warm_start_iterations += linear_result.warm_start_iterations;
             }
 
             // 3. Stop when the boundary has arrived and both ‖p‖∞ / h and the residual acceleration are

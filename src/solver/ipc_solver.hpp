@@ -14,6 +14,7 @@
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/friction_pairs.hpp"
 #include "src/solver/contact_terms.hpp"
+#include "src/solver/forcing_term.hpp"
 #include "src/solver/newton_system.hpp"
 #include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
@@ -93,6 +94,7 @@ private:
     contact::PairStencils m_kappa_stencils; ///< the unweighted barrier gradient of κ's start
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
+    ForcingTerm m_forcing; ///< PCG's tolerance per Newton iteration (when settings.forcing)
     NodeField m_rhs, m_direction, m_trial, m_product, m_step_start;
     contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (friction slips)
 };

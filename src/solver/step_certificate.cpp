@@ -92,6 +92,18 @@ nlohmann::json StepVerdict::to_json() const {
             {"failed", failed()}};
 }
 
+nlohmann::json StepVerdict::repair_json() const {
+    if (!fell_back()) {
+        return nullptr;
+    }
+    return {{"failed", repaired_checks},
+            {"by", repaired_by},
+            {"method_iterations", method_iterations},
+            {"method_residual_acceleration", std::isfinite(method_residual_acceleration)
+                                                 ? nlohmann::json(method_residual_acceleration)
+                                                 : nlohmann::json(nullptr)}};
+}
+
 StepCertificate::StepCertificate(const io::Scene& scene, const StoppingTolerances& tolerances)
     : m_acceleration(tolerances.acceleration) {
     bool moving_boundary = false;
@@ -125,21 +137,32 @@ StepVerdict StepCertificate::judge(const StepResult& result,
                                    const EnergyAccount& end,
                                    double work,
                                    double h) const {
+    StepVerdict verdict = judge_balance(result, tests_balance);
+    judge_energy(verdict, start, end, work, h);
+    return verdict;
+}
+
+StepVerdict StepCertificate::judge_balance(const StepResult& result, bool tests_balance) const {
     StepVerdict verdict;
     verdict.method_converged = result.converged;
     verdict.residual_acceleration = result.residual_acceleration;
     // A method whose own test includes the balance passed it when it converged (possibly by its
     // round-off rule); otherwise the measured a decides (NaN: not measured, so not balanced).
     verdict.balanced = (tests_balance && result.converged) || result.residual_acceleration < m_acceleration;
-    if (m_checks_energy) {
-        verdict.energy_change = end.total() - start.total(&end.weights);
-        verdict.work = work;
-        verdict.allowance = std::max(start.momentum, end.momentum) * h * m_acceleration +
-                            kinetic_share * std::max(start.kinetic, end.kinetic) +
-                            round_off * std::max(start.magnitude(), end.magnitude());
-        verdict.energy_consistent = verdict.energy_change <= work + verdict.allowance;
-    }
     return verdict;
+}
+
+void StepCertificate::judge_energy(
+    StepVerdict& verdict, const EnergyAccount& start, const EnergyAccount& end, double work, double h) const {
+    if (!m_checks_energy) {
+        return;
+    }
+    verdict.energy_change = end.total() - start.total(&end.weights);
+    verdict.work = work;
+    verdict.allowance = std::max(start.momentum, end.momentum) * h * m_acceleration +
+                        kinetic_share * std::max(start.kinetic, end.kinetic) +
+                        round_off * std::max(start.magnitude(), end.magnitude()) + m_elastic_round_off;
+    verdict.energy_consistent = verdict.energy_change <= work + verdict.allowance;
 }
 
 } // namespace intact::solver

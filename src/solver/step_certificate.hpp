@@ -28,8 +28,11 @@
 /// The allowance: the energy error of a step solved to ε_a is at most Σ m_i |vⁿ_i| h ε_a to first order
 /// (the velocity error is at most h ε_a, stopping_rule.hpp), plus 1e-3 of the step's larger kinetic
 /// energy for the non-convexity of elasticity and the barrier at large deformation, plus 1e-12 of the
-/// energies' magnitudes for round-off. A barrier stiffness κ changed during the step (IPC's adaptive κ) is
-/// applied to the start's barrier energy too (E_barrier is linear in κ), so raising κ is not a gain.
+/// energies' magnitudes for round-off, plus the elastic energy's own round-off: an element's energy
+/// density comes from invariants of order one (I₁ ≈ 3, log J), so near rest it is computed to about
+/// ε (μ + λ) V whatever its value (64 ε Σ (μ + λ) V; a resting block's steps differ by 1.5e-13 J of it). A
+/// barrier stiffness κ changed during the step (IPC's adaptive κ) is applied to the start's barrier energy
+/// too (E_barrier is linear in κ), so raising κ is not a gain.
 
 #include "src/core/types.hpp"
 #include "src/io/scene.hpp"
@@ -70,13 +73,23 @@ struct StepVerdict {
     double work = 0.0;                     ///< work of the applied forces in the step (J)
     double allowance = 0.0;                ///< J
 
+    /// When the run's method failed the certificate and another method solved the step again from its
+    /// start (solver.fallback): the checks the run's method failed, and the fallback's name.
+    std::vector<std::string> repaired_checks;
+    std::string repaired_by;
+    int method_iterations = 0;                 ///< the run's method's Newton iterations (or sweeps)
+    double method_residual_acceleration = 0.0; ///< and its unbalanced force per mass, m/s²
+
     bool certified() const { return method_converged && balanced && energy_consistent.value_or(true); }
+    bool fell_back() const { return !repaired_by.empty(); }
     /// The checks that failed, by name: "method", "balance", "energy".
     std::vector<std::string> failed() const;
     /// One line for the log: what failed, with its figures (empty when certified).
     std::string explain(double acceleration_tolerance) const;
     /// The metrics record (metrics.jsonl "certificate").
     nlohmann::json to_json() const;
+    /// The fallback's record (metrics.jsonl "repair"): null when the run's method's step was kept.
+    nlohmann::json repair_json() const;
 };
 
 class StepCertificate {
@@ -88,6 +101,10 @@ public:
     bool checks_energy() const { return m_checks_energy; }
     const std::string& energy_rule() const { return m_energy_rule; }
     double acceleration_tolerance() const { return m_acceleration; }
+    /// Σ (μ + λ) V over every element of the scene (J), the scale of the elastic energy's round-off.
+    void set_elastic_scale(double stiffness_volume) {
+        m_elastic_round_off = 64.0 * 2.2e-16 * stiffness_volume;
+    }
 
     /// Judge a step: `result` as the method returned it; `tests_balance`: whether the method's own
     /// stopping test includes the balance measure; the energies at the step's start and end; `work` of
@@ -98,9 +115,18 @@ public:
                       const EnergyAccount& end,
                       double work,
                       double h) const;
+    /// The same in two parts: the method's test and the balance, which the solve's result decides
+    /// before the integrator's end step, and then the energy (when checked) added to that verdict.
+    StepVerdict judge_balance(const StepResult& result, bool tests_balance) const;
+    void judge_energy(StepVerdict& verdict,
+                      const EnergyAccount& start,
+                      const EnergyAccount& end,
+                      double work,
+                      double h) const;
 
 private:
     double m_acceleration = 0.0;
+    double m_elastic_round_off = 0.0; ///< J
     bool m_checks_energy = false;
     std::string m_energy_rule;
 };

@@ -33,6 +33,7 @@ struct NewtonSettings {
     int max_iterations = 100;    ///< Newton iterations per lagged solve; non-convergence past this
     int friction_iterations = 1; ///< lagged solves per step at most (IPC spec §6.5)
     PcgSettings linear;
+    bool forcing = true; ///< PCG's tolerance by Eisenstat–Walker forcing terms (forcing_term.hpp), `ipc`
     std::string preconditioner = "rigid_coarse"; ///< solver.preconditioner (newton_system.hpp)
 };
 

@@ -138,7 +138,7 @@ TEST(StepCertificate, EnergyIsNotJudgedWhereTheRuleDoesNotHold) {
 // A steel bar (E = 1e9 Pa) lands at 4 m/s, tilted, with friction (test_al's stiff bar). With `al` at the
 // paper's end of a step (B < ε), the landing step ends with the multipliers far from the contact forces:
 // more energy than the bar had, and its forces unbalanced, though `al` reports it converged.
-json stiff_bar(const std::string& solver) {
+json stiff_bar(const std::string& solver, const std::string& fallback = "ipc") {
     json bar = block({-0.15, -0.015, -0.015}, {0.15, 0.015, 0.015}, {10, 1, 1}, 1e9);
     bar["material"]["density"] = 7800.0;
     bar["rotate_deg"] = {0.0, 10.0, 0.0};
@@ -151,6 +151,9 @@ json stiff_bar(const std::string& solver) {
     s["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
     s["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
     s["solver"] = {{"type", solver}, {"linear_tolerance", 1e-8}};
+    if (solver != "ipc") {
+        s["solver"]["fallback"] = fallback;
+    }
     s["output"] = {{"every", 1000}};
     return s;
 }
@@ -158,12 +161,15 @@ json stiff_bar(const std::string& solver) {
 TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
     bool al_rejected_energy = false;
     {
-        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al"), "stiff_bar.json"),
+        // Without the fallback, al's own steps are kept and judged.
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al", "none"), "stiff_bar.json"),
                               test::output_dir("certificate", "al", MPI_COMM_WORLD));
         for (int n = 1; n <= 3; ++n) {
             const auto result = simulation.step();
-            EXPECT_TRUE(result.converged) << "al's own test, step " << n;
             const auto& verdict = simulation.last_verdict();
+            EXPECT_TRUE(verdict.method_converged) << "al's own test, step " << n;
+            EXPECT_EQ(result.converged, verdict.certified()) << "converged means certified, step " << n;
+            EXPECT_FALSE(verdict.fell_back());
             EXPECT_TRUE(std::isfinite(verdict.residual_acceleration))
                 << "al measures its balance, step " << n;
             if (verdict.energy_consistent && !*verdict.energy_consistent) {
@@ -182,6 +188,41 @@ TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
         EXPECT_TRUE(verdict.certified()) << "step " << n << ": " << verdict.explain(1e-3);
         ASSERT_TRUE(verdict.energy_consistent.has_value());
     }
+}
+
+TEST(StepCertificate, AStepAlFailsIsSolvedAgainWithIpcAndCertified) {
+    // The same landing with the default fallback: the step al returns with energy gained is solved again
+    // from its start with ipc, whose step is certified; al goes on with the next step. The total energy
+    // never rises (implicit Euler, no applied forces), and the repair record says what happened.
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al"), "stiff_bar.json"),
+                          test::output_dir("certificate", "al_fallback", MPI_COMM_WORLD));
+    const auto total = [&] {
+        const auto e = simulation.energies();
+        return e[0] + e[1] + e[2] + e[3];
+    };
+    int fell_back = 0;
+    double before = total();
+    for (int n = 1; n <= 3; ++n) {
+        const auto result = simulation.step();
+        const auto& verdict = simulation.last_verdict();
+        EXPECT_TRUE(result.converged) << "step " << n << ": " << verdict.explain(1e-3);
+        EXPECT_TRUE(verdict.certified()) << "step " << n;
+        if (verdict.fell_back()) {
+            ++fell_back;
+            EXPECT_EQ(verdict.repaired_by, "ipc");
+            EXPECT_FALSE(verdict.repaired_checks.empty()) << "step " << n;
+            const auto record = verdict.repair_json();
+            EXPECT_EQ(record["by"], "ipc");
+            EXPECT_GT(record["method_iterations"].get<int>(), 0);
+        } else {
+            EXPECT_TRUE(verdict.repair_json().is_null());
+        }
+        EXPECT_EQ(simulation.current_step(), n);
+        const double after = total();
+        EXPECT_LE(after, before + 0.01 * std::abs(before)) << "step " << n;
+        before = after;
+    }
+    EXPECT_GE(fell_back, 1) << "the landing step al gets wrong was not solved again";
 }
 
 TEST(StepCertificate, AppliedForcesWorkPaysForTheEnergyTheyAdd) {
