@@ -12,6 +12,9 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace {
@@ -227,24 +230,24 @@ TEST(AugmentedLagrangian, PurePenaltyStallsWhereTheMultipliersTerminate) {
     EXPECT_LT(penalty_alpha, 0.5 * al_alpha);
 }
 
-TEST(AugmentedLagrangian, SamePositionsOnEveryRankCount) {
-    // Two blocks falling on the plane and on each other, with friction: ranks 0..k−1 of the world run it
-    // for every k up to the world size, and every run matches the one-rank run within 1e-6 relative.
+// Runs `document` for `steps` steps on ranks 0..k−1 of the world for every k up to the world size, and
+// returns, on world rank 0, the largest coordinate difference (m) of each k > 1 from the one-rank run
+// (empty elsewhere); `scale` gets the largest coordinate of the one-rank run.
+std::vector<double>
+rank_count_differences(const json& document, int steps, const std::string& name, double& scale) {
     const int world = test::world_size();
     std::map<GlobalId, Vec3> reference;
+    std::vector<double> differences;
+    scale = 0.0;
     for (int size = 1; size <= world; ++size) {
         MPI_Comm comm = MPI_COMM_NULL;
         MPI_Comm_split(MPI_COMM_WORLD, test::world_rank() < size ? 0 : MPI_UNDEFINED, test::world_rank(),
                        &comm);
         std::map<GlobalId, Vec3> positions;
         if (comm != MPI_COMM_NULL) {
-            json document = al_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
-                                      block({0.02, 0.01, 0.06}, {0.09, 0.08, 0.1}, {2, 2, 2})},
-                                     25);
-            document["contact"]["friction"] = 0.2;
-            Simulation simulation(comm, io::parse_scene(document, "ranks.json"),
-                                  test::output_dir("al", "ranks", comm));
-            for (int n = 0; n < 25; ++n) {
+            Simulation simulation(comm, io::parse_scene(document, name + ".json"),
+                                  test::output_dir("al", name, comm));
+            for (int n = 0; n < steps; ++n) {
                 simulation.step();
             }
             positions = test::gather_positions(simulation, comm);
@@ -255,17 +258,59 @@ TEST(AugmentedLagrangian, SamePositionsOnEveryRankCount) {
         }
         if (size == 1) {
             reference = positions;
+            for (const auto& [id, x] : reference) {
+                for (int c = 0; c < 3; ++c) {
+                    scale = std::max(scale, std::abs(x[c]));
+                }
+            }
             continue;
         }
-        double worst = 0.0, scale = 0.0;
+        double worst = 0.0;
         for (const auto& [id, x] : reference) {
             const Vec3& y = positions.at(id);
             for (int c = 0; c < 3; ++c) {
                 worst = std::max(worst, std::abs(x[c] - y[c]));
-                scale = std::max(scale, std::abs(x[c]));
             }
         }
-        EXPECT_LT(worst, 1e-6 * scale) << size << " ranks";
+        differences.push_back(worst);
+    }
+    return differences;
+}
+
+TEST(AugmentedLagrangian, SamePositionsOnEveryRankCount) {
+    // Two blocks falling on the plane and on each other, with friction: every rank count matches the
+    // one-rank run within 1e-6 relative.
+    json document = al_scene({block({0, 0, 0.002}, {0.1, 0.1, 0.05}, {2, 2, 2}),
+                              block({0.02, 0.01, 0.06}, {0.09, 0.08, 0.1}, {2, 2, 2})},
+                             25);
+    document["contact"]["friction"] = 0.2;
+    double scale = 0.0;
+    const std::vector<double> differences = rank_count_differences(document, 25, "ranks", scale);
+    for (std::size_t k = 0; k < differences.size(); ++k) {
+        EXPECT_LT(differences[k], 1e-6 * scale) << k + 2 << " ranks";
+    }
+}
+
+TEST(AugmentedLagrangian, SamePositionsWhenFrictionalBlocksSlideIntoEachOtherOnEveryRankCount) {
+    // A block slides at 1.2 m/s on the plane (μ = 0.4) into a turned one sliding towards it, at tight
+    // tolerances (ε = 1e-9, PCG 1e-10): every rank count matches the one-rank run within 1e-7 m (measured
+    // 5e-9 m at 2-4 ranks; the first block moves about 10 cm). On stiffer frictional impacts al's steps end
+    // unbalanced and its trajectory follows round-off (docs/methods/al.md, "Frictional impacts follow
+    // round-off"); here they do not, so a larger difference is a decision that depends on the partition.
+    json sliding = block({0, 0, 0.0005}, {0.1, 0.1, 0.05}, {4, 4, 2});
+    sliding["velocity"] = {1.2, 0.1, 0.0};
+    json turned = block({0.13, 0.01, 0.0005}, {0.2, 0.09, 0.06}, {3, 3, 3});
+    turned["rotate_deg"] = {0.0, 0.0, 15.0};
+    turned["velocity"] = {-0.3, 0.0, 0.0};
+    json document = al_scene({sliding, turned}, 12);
+    document["contact"]["friction"] = 0.4;
+    document["solver"]["linear_tolerance"] = 1e-10;
+    document["solver"]["al"] = {{"epsilon", 1e-9}};
+    double scale = 0.0;
+    const std::vector<double> differences = rank_count_differences(document, 12, "sliding_ranks", scale);
+    for (std::size_t k = 0; k < differences.size(); ++k) {
+        std::printf("al, sliding blocks: %zu ranks differ from one by %.3g m\n", k + 2, differences[k]);
+        EXPECT_LT(differences[k], 1e-7) << k + 2 << " ranks";
     }
 }
 
