@@ -147,8 +147,10 @@ StepVerdict StepCertificate::judge_balance(const StepResult& result, bool tests_
     verdict.method_converged = result.converged;
     verdict.residual_acceleration = result.residual_acceleration;
     // A method whose own test includes the balance passed it when it converged (possibly by its
-    // round-off rule); otherwise the measured a decides (NaN: not measured, so not balanced).
-    verdict.balanced = (tests_balance && result.converged) || result.residual_acceleration < m_acceleration;
+    // round-off rule); otherwise the measured a decides. A non-finite a is not balanced: NaN (not
+    // measured, or a state with NaN rows, whose max reduction ends at its identity, −∞) or ∞.
+    const double a = result.residual_acceleration;
+    verdict.balanced = (tests_balance && result.converged) || (std::isfinite(a) && a < m_acceleration);
     return verdict;
 }
 

@@ -108,6 +108,11 @@ TEST(StepCertificate, BalanceByTheMethodsTestOrByTheMeasure) {
         certificate
             .judge(converged_with(std::numeric_limits<double>::quiet_NaN()), false, same, same, 0.0, 0.01)
             .balanced);
+    // Nor is −∞: what a max reduction over rows that are all NaN returns (a state gone to NaN).
+    EXPECT_FALSE(
+        certificate
+            .judge(converged_with(-std::numeric_limits<double>::infinity()), false, same, same, 0.0, 0.01)
+            .balanced);
     // The method's own failure is a failure; its balance is then the measure's.
     solver::StepResult failed = converged_with(1e-4);
     failed.converged = false;
