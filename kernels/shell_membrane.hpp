@@ -24,6 +24,18 @@ KOKKOS_INLINE_FUNCTION double plane_stress_lambda(double mu, double lambda) {
     return 2.0 * mu * lambda / (lambda + 2.0 * mu);
 }
 
+/// det A of a 2×2 matrix (written out: Eigen's determinant() needs the LU module).
+KOKKOS_INLINE_FUNCTION double det2(const Mat2& A) {
+    return A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0);
+}
+
+/// A⁻¹ of a 2×2 matrix (det A ≠ 0).
+KOKKOS_INLINE_FUNCTION Mat2 inverse2(const Mat2& A) {
+    Mat2 inv;
+    inv << A(1, 1), -A(0, 1), -A(1, 0), A(0, 0);
+    return inv / det2(A);
+}
+
 /// vec of a 3×2 matrix, column-major: v[i + 3j] = F(i, j).
 KOKKOS_INLINE_FUNCTION Vec6 vec32(const Mat32& F) {
     Vec6 v;
@@ -69,7 +81,7 @@ struct MembraneNeoHookean {
 
     KOKKOS_INLINE_FUNCTION double energy(const Mat32& F) const {
         const Mat2 C = F.transpose() * F;
-        const double det_c = C.determinant();
+        const double det_c = det2(C);
         if (!(det_c > 0.0)) {
             return infinity();
         }
@@ -79,14 +91,14 @@ struct MembraneNeoHookean {
     /// P = μF + (λ ln J − μ) F C⁻¹ (Pa); d ln J = F C⁻¹ : dF.
     KOKKOS_INLINE_FUNCTION Mat32 pk1(const Mat32& F) const {
         const Mat2 C = F.transpose() * F;
-        const double log_j = 0.5 * ::log(C.determinant());
-        return mu * F + (lambda * log_j - mu) * (F * C.inverse());
+        const double log_j = 0.5 * ::log(det2(C));
+        return mu * F + (lambda * log_j - mu) * (F * inverse2(C));
     }
     /// dP = μ dF + λ (F C⁻¹ : dF) F C⁻¹ + (λ ln J − μ)(dF C⁻¹ − F C⁻¹ dC C⁻¹), dC = dFᵀF + FᵀdF.
     KOKKOS_INLINE_FUNCTION Mat32 pk1_differential(const Mat32& F, const Mat32& dF) const {
         const Mat2 C = F.transpose() * F;
-        const Mat2 C_inv = C.inverse();
-        const double log_j = 0.5 * ::log(C.determinant());
+        const Mat2 C_inv = inverse2(C);
+        const double log_j = 0.5 * ::log(det2(C));
         const Mat32 B = F * C_inv;
         const Mat2 dC = dF.transpose() * F + F.transpose() * dF;
         return mu * dF + lambda * B.cwiseProduct(dF).sum() * B +
@@ -104,7 +116,7 @@ KOKKOS_INLINE_FUNCTION Mat2 triangle_rest_inverse(const Vec3 X[3]) {
     const Vec3 t2 = cross(n / n.norm(), t1);
     Mat2 Dm;
     Dm << e1.dot(t1), e2.dot(t1), e1.dot(t2), e2.dot(t2);
-    return Dm.inverse();
+    return inverse2(Dm);
 }
 
 /// Area of the triangle X0 X1 X2 (m²).
