@@ -15,8 +15,10 @@
 /// with k_b the bending stiffness (J; Eh³/(12(1 − ν²)) for a plate) and bars the rest values. Calibration:
 /// for a grid of cells dx × dy bent into a cylinder of curvature κ about the y axis, the hinges on
 /// the y-edges fold by θ = κ dx (the others stay flat), so each cell stores k_b dy² / (2 dx dy) (κ dx)²
-/// = ½ k_b κ² dx dy, the plate's energy ½ D κ² per area. On meshes whose edges do not follow the
-/// curvature directions the discrete energy is stiffer (a known property of hinge models).
+/// = ½ k_b κ² dx dy, the plate's energy ½ D κ² per area. The energy depends on the mesh: a hinge's
+/// two opposite corners are offset along its edge, so on right-triangle grids local twisting can undo part
+/// of a fold, and a strip on square cells bends about 25% too easily (docs/codim.md, measured); cells
+/// longer along the bending direction than across it bend correctly.
 ///
 /// The angle's derivatives come from second-order forward differentiation (second_order_dual.hpp).
 

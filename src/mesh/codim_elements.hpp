@@ -31,6 +31,11 @@ struct CodimElements {
     std::vector<int> rod_vertex_body;
     int num_owned_rod_vertices = 0;
 
+    /// In a LocalMesh: the scene-wide element id of each triangle and segment (its index in
+    /// partition_elements, after the tets), for output. Empty on the scene mesh.
+    std::vector<long long> triangle_id;
+    std::vector<long long> segment_id;
+
     /// Triangles, hinges, segments and rod vertices together (the stencils of CodimTerm).
     int num_stencils() const {
         return static_cast<int>(triangles.size() + hinges.size() + segments.size() + rod_vertices.size());

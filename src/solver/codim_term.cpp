@@ -90,6 +90,37 @@ load_stencil(const CodimTerm::Stencils& stencils, const NodeField& x, int s, ker
 
 } // namespace
 
+std::vector<CodimMaterial> codim_materials(const io::Scene& scene) {
+    std::vector<CodimMaterial> materials;
+    for (const auto& body : scene.bodies) {
+        const io::Material& in = body.material;
+        CodimMaterial m;
+        m.density = in.density;
+        if (body.type == io::BodyType::shell) {
+            const double E = in.youngs_modulus;
+            const double nu = in.poisson_ratio;
+            m.kind = CodimMaterial::Kind::shell;
+            m.membrane = in.model == "neo_hookean" ? CodimMaterial::Membrane::neo_hookean
+                                                   : CodimMaterial::Membrane::stvk;
+            m.mu = E / (2.0 * (1.0 + nu));
+            m.lambda = kernels::plane_stress_lambda(m.mu, E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)));
+            m.thickness = in.thickness;
+            m.bending_stiffness = in.bending_stiffness > 0.0 ? in.bending_stiffness
+                                                             : E * in.thickness * in.thickness *
+                                                                   in.thickness / (12.0 * (1.0 - nu * nu));
+        } else if (body.type == io::BodyType::rod) {
+            const double r = in.radius;
+            m.kind = CodimMaterial::Kind::rod;
+            m.radius = r;
+            m.stretch_stiffness = in.youngs_modulus * k_pi * r * r;
+            m.bending_stiffness = in.bending_stiffness > 0.0 ? in.bending_stiffness
+                                                             : in.youngs_modulus * k_pi * r * r * r * r / 4.0;
+        }
+        materials.push_back(m);
+    }
+    return materials;
+}
+
 CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
                      const CodimElements& elements,
                      const std::vector<CodimMaterial>& materials)

@@ -13,6 +13,7 @@
 /// host; every per-stencil loop is a device kernel.
 
 #include "src/core/types.hpp"
+#include "src/io/scene.hpp"
 #include "src/mesh/codim_elements.hpp"
 
 #include <array>
@@ -37,6 +38,11 @@ struct CodimMaterial {
     double radius = 0.0;            ///< m
     double density = 0.0;           ///< kg/m³
 };
+
+/// The CodimMaterial of every body of the scene (kind none for solids): shells get μ and the
+/// plane-stress λ from E and ν, k_b = E h³/(12(1 − ν²)) unless given; rods E A = E π r² and
+/// E I = E π r⁴/4 unless given.
+std::vector<CodimMaterial> codim_materials(const io::Scene& scene);
 
 class CodimTerm {
 public:
