@@ -78,13 +78,12 @@ void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& sour
         rod.finish();
         return;
     }
-    mesh.fail(
-        "file", "is missing",
-        type == BodyType::shell
-            ? "give a triangle mesh file (.obj, .msh, ...) or \"sheet\": {\"length\": .., \"width\": .., "
-              "\"cells_x\": .., \"cells_y\": ..}"
-            : "give a segment mesh file (.obj lines) or \"rod\": {\"start\": [..], \"end\": [..], "
-              "\"segments\": ..}");
+    mesh.fail("file", "is missing",
+              type == BodyType::shell
+                  ? "give a triangle mesh file (.obj faces) or \"sheet\": {\"length\": .., \"width\": .., "
+                    "\"cells_x\": .., \"cells_y\": ..}"
+                  : "give a segment mesh file (.obj lines) or \"rod\": {\"start\": [..], \"end\": [..], "
+                    "\"segments\": ..}");
 }
 
 void read_codim_material_keys(JsonObject& material, BodyType type, Material& out) {

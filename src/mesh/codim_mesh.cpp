@@ -131,7 +131,7 @@ CodimBodyMesh load_codim_body(const io::Scene& scene, std::size_t b) {
         }
         if (mesh.elements.triangles.empty() && mesh.elements.segments.empty()) {
             fail(shell ? "the file has no triangles" : "the file has no segments",
-                 shell ? "give a triangle mesh (.obj faces 'f', .msh triangles) for a shell"
+                 shell ? "give a triangle mesh (.obj faces 'f') for a shell"
                        : "give a segment mesh (.obj lines 'l') for a rod");
         }
     }
