@@ -179,22 +179,27 @@ int partition(const Arguments& args, MPI_Comm comm, int rank) {
             const bool is_scene =
                 args.input.size() > 5 && args.input.substr(args.input.size() - 5) == ".json";
             intact::TetMesh mesh;
+            std::vector<std::array<int, 4>> elements; // tets, shell triangles, rod segments
             if (is_scene) {
-                mesh = intact::build_scene_mesh(intact::io::load_scene(args.input, args.overrides)).mesh;
+                const auto scene_mesh =
+                    intact::build_scene_mesh(intact::io::load_scene(args.input, args.overrides));
+                mesh = scene_mesh.mesh;
+                elements = intact::partition_elements(scene_mesh);
             } else {
                 mesh = intact::io::read_tet_mesh(args.input);
+                elements = mesh.tets;
             }
-            if (static_cast<long long>(mesh.tets.size()) < args.parts) {
-                throw intact::InputError("'" + args.input + "' has " + std::to_string(mesh.tets.size()) +
-                                         " tetrahedra, fewer than the " + std::to_string(args.parts) +
+            if (static_cast<long long>(elements.size()) < args.parts) {
+                throw intact::InputError("'" + args.input + "' has " + std::to_string(elements.size()) +
+                                         " elements, fewer than the " + std::to_string(args.parts) +
                                          " parts asked for; fix: ask for fewer parts");
             }
-            const auto graph = intact::partition::build_element_dual_graph(mesh.tets);
+            const auto graph = intact::partition::build_element_dual_graph(elements);
             const auto parts = intact::partition::partition_graph(graph, args.parts);
             const auto owners =
-                intact::partition::node_owners(mesh.tets, parts, static_cast<int>(mesh.nodes.size()));
+                intact::partition::node_owners(elements, parts, static_cast<int>(mesh.nodes.size()));
             intact::log::info() << intact::partition::describe(
-                intact::partition::compute_partition_stats(graph, mesh.tets, parts, owners, args.parts));
+                intact::partition::compute_partition_stats(graph, elements, parts, owners, args.parts));
             const std::string path =
                 args.output.empty() ? args.input + ".part." + std::to_string(args.parts) : args.output;
             intact::partition::write_partition_file(path, parts, args.parts);

@@ -14,6 +14,8 @@ namespace intact::kernels {
 
 using Vec3 = Eigen::Matrix<double, 3, 1>;
 using Mat3 = Eigen::Matrix<double, 3, 3>;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
 using Vec9 = Eigen::Matrix<double, 9, 1>;
 using Mat9 = Eigen::Matrix<double, 9, 9>;
 using Vec12 = Eigen::Matrix<double, 12, 1>;

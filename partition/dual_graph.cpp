@@ -6,7 +6,10 @@
 namespace intact::partition {
 
 CsrGraph build_element_dual_graph(const std::vector<std::array<int, 4>>& tets) {
-    // Every face as (sorted node triple, element); equal triples next to each other after a sort.
+    // Every face as (sorted node triple, element); equal triples next to each other after a sort. An
+    // element with k < 4 corners (a shell triangle, a rod segment; absent corners are < 0) has the
+    // (k − 1)-subsets of its corners as faces, padded with −1: triangles meet at edges, segments at
+    // nodes, and neither shares a face with a tet.
     struct Face {
         std::array<int, 3> nodes;
         int element;
@@ -14,11 +17,18 @@ CsrGraph build_element_dual_graph(const std::vector<std::array<int, 4>>& tets) {
     std::vector<Face> faces;
     faces.reserve(tets.size() * 4);
     for (std::size_t e = 0; e < tets.size(); ++e) {
-        for (int skip = 0; skip < 4; ++skip) {
-            std::array<int, 3> f{};
-            for (int k = 0, n = 0; k < 4; ++k) {
-                if (k != skip) {
-                    f[static_cast<std::size_t>(n++)] = tets[e][static_cast<std::size_t>(k)];
+        int corners[4];
+        int k = 0;
+        for (const int n : tets[e]) {
+            if (n >= 0) {
+                corners[k++] = n;
+            }
+        }
+        for (int skip = 0; skip < k && k > 1; ++skip) {
+            std::array<int, 3> f{-1, -1, -1};
+            for (int i = 0, m = 0; i < k; ++i) {
+                if (i != skip) {
+                    f[static_cast<std::size_t>(m++)] = corners[i];
                 }
             }
             std::sort(f.begin(), f.end());

@@ -15,8 +15,10 @@ struct CsrGraph {
     int num_edges() const { return static_cast<int>(neighbors.size()) / 2; }
 };
 
-/// Two tetrahedra are neighbours when they share a face (three nodes). Host, deterministic, O(E log E).
-/// @param tets element connectivity (num_elements × 4 node indices).
+/// Two tetrahedra are neighbours when they share a face (three nodes), two shell triangles when they
+/// share an edge, two rod segments when they share a node. Host, deterministic, O(E log E).
+/// @param tets element connectivity (num_elements × 4 node indices; a triangle or a segment has −1 in
+///             its unused corners).
 CsrGraph build_element_dual_graph(const std::vector<std::array<int, 4>>& tets);
 
 } // namespace intact::partition

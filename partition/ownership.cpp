@@ -12,6 +12,9 @@ node_owners(const std::vector<std::array<int, 4>>& tets, const std::vector<int>&
     std::vector<int> owner(static_cast<std::size_t>(num_nodes), -1);
     for (std::size_t e = 0; e < tets.size(); ++e) {
         for (const int n : tets[e]) {
+            if (n < 0) {
+                continue; // an unused corner of a triangle or segment
+            }
             int& o = owner[static_cast<std::size_t>(n)];
             o = o < 0 ? parts[e] : std::min(o, parts[e]);
         }
@@ -33,6 +36,9 @@ std::vector<RankLayout> build_rank_layouts(const std::vector<std::array<int, 4>>
         const int part = parts[e];
         owned_elements[static_cast<std::size_t>(part)].push_back(static_cast<GlobalId>(e));
         for (const int n : tets[e]) {
+            if (n < 0) {
+                continue;
+            }
             const int owner = owners[static_cast<std::size_t>(n)];
             if (owner != part) {
                 ghost_elements[static_cast<std::size_t>(owner)].push_back(static_cast<GlobalId>(e));
@@ -54,6 +60,9 @@ std::vector<RankLayout> build_rank_layouts(const std::vector<std::array<int, 4>>
         std::vector<GlobalId> ghost_nodes;
         for (const GlobalId e : layout.elements) {
             for (const int n : tets[static_cast<std::size_t>(e)]) {
+                if (n < 0) {
+                    continue;
+                }
                 (owners[static_cast<std::size_t>(n)] == p ? owned_nodes : ghost_nodes).push_back(n);
             }
         }

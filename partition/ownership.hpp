@@ -2,6 +2,7 @@
 /// @file ownership.hpp
 /// @brief Who owns each node, and what every rank keeps: owned entries first, then ghosts.
 ///
+/// Elements are 4-corner stencils; a shell triangle or rod segment has −1 in its unused corners.
 /// Rule: a node is owned by the lowest part among the elements that contain it. A rank keeps its
 /// owned elements (part == rank) plus every element that touches one of its owned nodes (the one-ring
 /// of ghost elements), and every node of those elements: its owned nodes first, then ghost nodes, each

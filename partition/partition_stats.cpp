@@ -39,7 +39,7 @@ PartitionStats compute_partition_stats(const CsrGraph& graph,
     std::vector<char> interface(owners.size(), 0);
     for (std::size_t e = 0; e < tets.size(); ++e) {
         for (const int n : tets[e]) {
-            if (parts[e] != owners[static_cast<std::size_t>(n)]) {
+            if (n >= 0 && parts[e] != owners[static_cast<std::size_t>(n)]) {
                 interface[static_cast<std::size_t>(n)] = 1;
             }
         }

@@ -167,24 +167,25 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     double dhat = 0.0;
     on_root(comm, m_rank, [&] {
         scene_mesh = build_scene_mesh(m_scene);
-        const long long elements = static_cast<long long>(scene_mesh.mesh.tets.size());
-        if (elements < m_size) {
+        const auto elements = partition_elements(scene_mesh); // tets, shell triangles, rod segments
+        const long long count = static_cast<long long>(elements.size());
+        if (count < m_size) {
             throw InputError(io::input_error_message(
                 m_scene.file, "bodies",
-                "the scene has " + std::to_string(elements) + " tetrahedra but the job has " +
+                "the scene has " + std::to_string(count) + " elements but the job has " +
                     std::to_string(m_size) + " ranks (every rank needs at least one element)",
-                "run with at most " + std::to_string(elements) + " ranks, or refine the meshes"));
+                "run with at most " + std::to_string(count) + " ranks, or refine the meshes"));
         }
-        const auto graph = partition::build_element_dual_graph(scene_mesh.mesh.tets);
+        const auto graph = partition::build_element_dual_graph(elements);
         if (m_scene.partition_file.empty()) {
             parts = partition::partition_graph(graph, m_size);
         } else {
-            parts = partition::read_partition_file(m_scene.partition_file, elements, m_size);
+            parts = partition::read_partition_file(m_scene.partition_file, count, m_size);
         }
-        const auto owners = partition::node_owners(scene_mesh.mesh.tets, parts,
-                                                   static_cast<int>(scene_mesh.mesh.nodes.size()));
+        const auto owners =
+            partition::node_owners(elements, parts, static_cast<int>(scene_mesh.mesh.nodes.size()));
         log::info() << partition::describe(
-            partition::compute_partition_stats(graph, scene_mesh.mesh.tets, parts, owners, m_size));
+            partition::compute_partition_stats(graph, elements, parts, owners, m_size));
         const Vec3 lo = scene_mesh.bbox_min;
         const Vec3 hi = scene_mesh.bbox_max;
         const double diagonal =
@@ -604,10 +605,10 @@ void Simulation::write_output(int step, double time) {
     auto x0 = Kokkos::create_mirror_view_and_copy(HostSpace(), m_x0);
     io::VtkPiece piece;
     std::vector<int> point_of(static_cast<std::size_t>(m_local.num_local_nodes()), -1);
-    for (int e = 0; e < m_local.num_owned_elements; ++e) {
-        std::array<int, 4> cell{};
-        for (int k = 0; k < 4; ++k) {
-            const int n = m_local.tets[static_cast<std::size_t>(e)][static_cast<std::size_t>(k)];
+    const auto add_cell = [&](const auto& nodes, int body, GlobalId id) {
+        std::array<int, 4> cell{-1, -1, -1, -1};
+        for (std::size_t k = 0; k < nodes.size(); ++k) {
+            const int n = nodes[k];
             int& p = point_of[static_cast<std::size_t>(n)];
             if (p < 0) {
                 p = static_cast<int>(piece.points.size());
@@ -616,12 +617,26 @@ void Simulation::write_output(int step, double time) {
                 piece.velocity.push_back({v(n, 0), v(n, 1), v(n, 2)});
                 piece.point_global_id.push_back(m_local.node_global_id[static_cast<std::size_t>(n)]);
             }
-            cell[static_cast<std::size_t>(k)] = p;
+            cell[k] = p;
         }
         piece.cells.push_back(cell);
         piece.cell_rank.push_back(m_rank);
-        piece.cell_body.push_back(m_local.element_body[static_cast<std::size_t>(e)]);
-        piece.cell_global_id.push_back(m_local.element_global_id[static_cast<std::size_t>(e)]);
+        piece.cell_body.push_back(body);
+        piece.cell_global_id.push_back(id);
+    };
+    for (int e = 0; e < m_local.num_owned_elements; ++e) {
+        add_cell(m_local.tets[static_cast<std::size_t>(e)], m_local.element_body[static_cast<std::size_t>(e)],
+                 m_local.element_global_id[static_cast<std::size_t>(e)]);
+    }
+    // Shells as triangles, rods as lines (their global ids follow the tets', partition_elements).
+    const CodimElements& codim = m_local.codim;
+    for (int t = 0; t < codim.num_owned_triangles; ++t) {
+        const auto k = static_cast<std::size_t>(t);
+        add_cell(codim.triangles[k], codim.triangle_body[k], codim.triangle_id[k]);
+    }
+    for (int s = 0; s < codim.num_owned_segments; ++s) {
+        const auto k = static_cast<std::size_t>(s);
+        add_cell(codim.segments[k], codim.segment_body[k], codim.segment_id[k]);
     }
     if (m_obstacle_output) { // rank 0
         const io::VtkObstacles obstacles = m_obstacle_output->at(time);

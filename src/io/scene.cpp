@@ -2,6 +2,7 @@
 
 #include "comm/halo_transport.hpp"
 #include "src/io/json_reader.hpp"
+#include "src/io/scene_codim.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -89,9 +90,14 @@ std::string resolve_path(const std::string& directory, const std::string& file) 
                                                    : (fs::path(directory) / path).lexically_normal().string();
 }
 
-MeshSource read_mesh_source(JsonObject& owner, const std::string& directory) {
+MeshSource read_mesh_source(JsonObject& owner, const std::string& directory, BodyType type) {
     JsonObject mesh = owner.object("mesh");
     MeshSource source;
+    if (type != BodyType::solid && !mesh.has("file")) {
+        detail::read_generated_codim_mesh(mesh, type, source); // a sheet or a rod, else an error
+        mesh.finish();
+        return source;
+    }
     if (mesh.has("file") == mesh.has("box")) {
         mesh.fail(
             "file", "give exactly one of \"file\" and \"box\"",
@@ -342,12 +348,21 @@ void read_integrator(JsonObject& integrator, Scene& scene) {
     }
 }
 
-Material read_material(JsonObject& body) {
+Material read_material(JsonObject& body, BodyType type) {
     JsonObject object = body.object("material");
     Material material;
-    material.model = object.optional<std::string>("model", material.model);
+    if (type == BodyType::rod) {
+        material.model = "rod"; // a rod has one model: Hooke's law in stretching, E I in bending
+    } else {
+        material.model = object.optional<std::string>("model", material.model);
+    }
+    if (type == BodyType::shell && material.model != "neo_hookean" && material.model != "stvk") {
+        object.fail("model",
+                    "shells have membrane models \"neo_hookean\" and \"stvk\", not '" + material.model + "'",
+                    "use \"neo_hookean\" (the default) or \"stvk\"");
+    }
     const auto& models = material_models();
-    if (std::find(models.begin(), models.end(), material.model) == models.end()) {
+    if (type == BodyType::solid && std::find(models.begin(), models.end(), material.model) == models.end()) {
         std::string list;
         for (const auto& m : models) {
             list += (list.empty() ? "" : ", ") + m;
@@ -357,7 +372,8 @@ Material read_material(JsonObject& body) {
     material.youngs_modulus = object.required<double>("youngs_modulus");
     require_positive(object, "youngs_modulus", material.youngs_modulus,
                      "give Young's modulus in Pa, e.g. 1e6");
-    material.poisson_ratio = object.required<double>("poisson_ratio");
+    // A rod (no cross-section deformation) has no Poisson ratio; giving one is an unknown key.
+    material.poisson_ratio = type == BodyType::rod ? 0.0 : object.required<double>("poisson_ratio");
     if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
         std::ostringstream problem;
         problem << "must be in (-1, 0.5), got " << material.poisson_ratio;
@@ -366,6 +382,7 @@ Material read_material(JsonObject& body) {
     }
     material.density = object.required<double>("density");
     require_positive(object, "density", material.density, "give the density in kg/m^3, e.g. 1000");
+    detail::read_codim_material_keys(object, type, material);
     object.finish();
     return material;
 }
@@ -373,7 +390,8 @@ Material read_material(JsonObject& body) {
 Body read_body(JsonObject& object, std::size_t index, const std::string& directory) {
     Body body;
     body.name = object.optional<std::string>("name", "body" + std::to_string(index));
-    body.mesh = read_mesh_source(object, directory);
+    body.type = detail::read_body_type(object);
+    body.mesh = read_mesh_source(object, directory, body.type);
     body.scale = object.optional_uniform_or_vec3("scale", 1.0);
     for (int d = 0; d < 3; ++d) {
         require_positive(object, "scale", body.scale[static_cast<std::size_t>(d)],
@@ -388,7 +406,7 @@ Body read_body(JsonObject& object, std::size_t index, const std::string& directo
                     "centroid, so that rotating does not move it)");
     }
     body.rotate_about_center = pivot == "center";
-    body.material = read_material(object);
+    body.material = read_material(object, body.type);
     body.velocity = object.optional<Vec3>("velocity", Vec3{});
     body.angular_velocity = object.optional<Vec3>("angular_velocity", Vec3{});
     for (auto& fixed : object.objects("fixed")) {
@@ -755,6 +773,7 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     parallel.finish();
 
     root.finish();
+    detail::check_codim_support(scene);
     return scene;
 }
 

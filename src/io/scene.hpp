@@ -84,7 +84,14 @@ struct Material {
     double youngs_modulus = 0.0; ///< Pa, > 0
     double poisson_ratio = 0.0;  ///< in (-1, 0.5)
     double density = 0.0;        ///< kg/m^3, > 0
+    // Codimensional bodies (docs/codim.md): 0 where the body type has no such parameter.
+    double thickness = 0.0;         ///< shells: m, > 0
+    double bending_stiffness = 0.0; ///< shells: J (default E h³/(12(1 − ν²))); rods: N m² (default E π r⁴/4)
+    double radius = 0.0;            ///< rods: m, > 0
 };
+
+/// What a body is made of: tetrahedra (solid), triangles (shell, e.g. cloth) or segments (rod).
+enum class BodyType { solid, shell, rod };
 
 /// Where a body's tetrahedra come from: a file, or the built-in box generator.
 struct MeshSource {
@@ -93,10 +100,21 @@ struct MeshSource {
     bool is_box = false;
     Vec3 box_min{}, box_max{};
     std::array<int, 3> box_cells{1, 1, 1};
+    /// Shells: the generated sheet [0, length] × [0, width] in the plane z = 0, cells_x × cells_y cells
+    /// each split into two triangles.
+    bool is_sheet = false;
+    double sheet_length = 0.0, sheet_width = 0.0;
+    int sheet_cells_x = 1, sheet_cells_y = 1;
+    /// Rods: the generated straight rod from rod_start to rod_end in rod_segments segments.
+    bool is_rod = false;
+    Vec3 rod_start{}, rod_end{};
+    int rod_segments = 1;
+    bool is_generated() const { return is_box || is_sheet || is_rod; }
 };
 
 struct Body {
     std::string name;
+    BodyType type = BodyType::solid;
     MeshSource mesh;
     Vec3 scale{1.0, 1.0, 1.0};        ///< per axis, applied first
     Vec3 rotate_deg{};                ///< Euler angles in degrees about x, then y, then z, applied second

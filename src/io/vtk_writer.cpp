@@ -14,6 +14,7 @@
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkTypeInt64Array.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
 #include <vtkXMLUnstructuredGridWriter.h>
 
@@ -170,24 +171,39 @@ vtkNew<vtkUnstructuredGrid> make_grid(const VtkPiece& piece) {
     vtkNew<vtkPoints> points;
     points->SetData(coordinates);
 
+    // Tets, triangles and lines: a cell's size is its number of corners >= 0.
     vtkNew<vtkIdTypeArray> offsets;
     offsets->SetNumberOfTuples(static_cast<vtkIdType>(n_cells + 1));
     vtkNew<vtkIdTypeArray> connectivity;
-    connectivity->SetNumberOfTuples(static_cast<vtkIdType>(4 * n_cells));
-    for (std::size_t c = 0; c <= n_cells; ++c) {
-        offsets->SetValue(static_cast<vtkIdType>(c), static_cast<vtkIdType>(4 * c));
-    }
+    vtkNew<vtkUnsignedCharArray> types;
+    types->SetNumberOfTuples(static_cast<vtkIdType>(n_cells));
+    bool all_tets = true;
+    vtkIdType size = 0;
+    offsets->SetValue(0, 0);
     for (std::size_t c = 0; c < n_cells; ++c) {
+        int corners = 0;
         for (int k = 0; k < 4; ++k) {
-            connectivity->SetValue(static_cast<vtkIdType>(4 * c + k), piece.cells[c][k]);
+            if (piece.cells[c][static_cast<std::size_t>(k)] >= 0) {
+                connectivity->InsertNextValue(piece.cells[c][static_cast<std::size_t>(k)]);
+                ++corners;
+            }
         }
+        size += corners;
+        offsets->SetValue(static_cast<vtkIdType>(c + 1), size);
+        const unsigned char type = corners == 4 ? VTK_TETRA : corners == 3 ? VTK_TRIANGLE : VTK_LINE;
+        types->SetValue(static_cast<vtkIdType>(c), type);
+        all_tets = all_tets && corners == 4;
     }
     vtkNew<vtkCellArray> cells;
     cells->SetData(offsets, connectivity);
 
     vtkNew<vtkUnstructuredGrid> grid;
     grid->SetPoints(points);
-    grid->SetCells(VTK_TETRA, cells);
+    if (all_tets) {
+        grid->SetCells(VTK_TETRA, cells);
+    } else {
+        grid->SetCells(types, cells);
+    }
 
     grid->GetPointData()->AddArray(make_vector_array("displacement", piece.displacement));
     grid->GetPointData()->AddArray(make_vector_array("velocity", piece.velocity));
@@ -213,7 +229,15 @@ void check_piece(const VtkPiece& piece) {
                        << n_cells << "): cell_rank " << piece.cell_rank.size() << ", cell_body "
                        << piece.cell_body.size() << ", cell_global_id " << piece.cell_global_id.size());
     for (std::size_t c = 0; c < n_cells; ++c) {
-        for (const int vertex : piece.cells[c]) {
+        const auto& cell = piece.cells[c];
+        // A tet, a triangle (corner 3 is −1) or a line (corners 2 and 3 are −1).
+        const int used = cell[3] >= 0 ? 4 : cell[2] >= 0 ? 3 : 2;
+        for (int k = 0; k < 4; ++k) {
+            const int vertex = cell[static_cast<std::size_t>(k)];
+            if (k >= used) {
+                INTACT_REQUIRE(vertex == -1, "VtkPiece cell " << c << " has a corner after an unused one");
+                continue;
+            }
             INTACT_REQUIRE(vertex >= 0 && static_cast<std::size_t>(vertex) < n_points,
                            "VtkPiece cell " << c << " refers to point " << vertex << " of " << n_points);
         }

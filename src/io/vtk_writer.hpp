@@ -11,11 +11,12 @@
 ///                                            step's time (part 1 of the step in the .pvd, so ParaView
 ///                                            loads bodies and obstacles as two blocks of one series)
 /// Point arrays: `displacement`, `velocity` (3 components, metres and m/s), `global_id` (the scene-wide
-/// node id: interface nodes appear in several pieces and share it). Cell arrays: `rank`, `body`,
-/// `global_id`. Obstacles: triangles, lines (segments), vertices (points) and quads (planes, drawn as a
-/// square around the bodies), cell array `obstacle` (index in the scene's `obstacles`). Pieces are binary
-/// (VTK appended, raw, uncompressed) by default, ASCII on request. Host-only code: fields must be copied to
-/// the host before they go into a `VtkPiece`.
+/// node id: interface nodes appear in several pieces and share it). Cells: tetrahedra of solids, triangles
+/// of shells, lines of rods. Cell arrays: `rank`, `body`, `global_id`. Obstacles: triangles, lines
+/// (segments), vertices (points) and quads (planes, drawn as a square around the bodies), cell array
+/// `obstacle` (index in the scene's `obstacles`). Pieces are binary (VTK appended, raw, uncompressed) by
+/// default, ASCII on request. Host-only code: fields must be copied to the host before they go into a
+/// `VtkPiece`.
 
 #include "src/core/ids.hpp"
 
@@ -32,7 +33,7 @@ namespace intact::io {
 /// cells), which still gives a valid `.vtu`.
 struct VtkPiece {
     std::vector<Vec3> points;              ///< current positions, one per piece point
-    std::vector<std::array<int, 4>> cells; ///< tets, indices into points
+    std::vector<std::array<int, 4>> cells; ///< tets, triangles (corner 3 −1), lines (corners 2, 3 −1): points
     std::vector<Vec3> displacement;        ///< per point
     std::vector<Vec3> velocity;            ///< per point
     std::vector<GlobalId> point_global_id; ///< per point

@@ -3,6 +3,7 @@
 /// @brief One rank's share of the scene, and how rank 0 hands the shares out.
 
 #include "src/core/ids.hpp"
+#include "src/mesh/codim_elements.hpp"
 #include "src/mesh/scene_mesh.hpp"
 
 #include <mpi.h>
@@ -32,6 +33,9 @@ struct LocalMesh {
     std::vector<GlobalId> element_global_id; ///< per local element
     std::vector<std::array<int, 4>> tets;    ///< per local element, local node indices
     std::vector<int> element_body;           ///< per local element
+
+    /// Shell and rod elements (local node indices, owned first in each list); empty without such bodies.
+    CodimElements codim;
 
     int num_local_nodes() const { return static_cast<int>(node_global_id.size()); }
     int num_local_elements() const { return static_cast<int>(tets.size()); }

@@ -3,6 +3,7 @@
 #include "src/io/json_reader.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/mesh/box_mesh.hpp"
+#include "src/mesh/codim_mesh.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,17 @@ double tet_signed_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3
     return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
             u[2] * (v[0] * w[1] - v[1] * w[0])) /
            6.0;
+}
+
+std::vector<std::array<int, 4>> partition_elements(const SceneMesh& scene_mesh) {
+    std::vector<std::array<int, 4>> elements = scene_mesh.mesh.tets;
+    for (const auto& t : scene_mesh.codim.triangles) {
+        elements.push_back({t[0], t[1], t[2], -1});
+    }
+    for (const auto& s : scene_mesh.codim.segments) {
+        elements.push_back({s[0], s[1], -1, -1});
+    }
+    return elements;
 }
 
 namespace {
@@ -119,7 +131,7 @@ Vec3 minus(const Vec3& a, const Vec3& b) {
 std::string body_label(const io::Body& body, std::size_t index) {
     std::ostringstream label;
     label << "bodies[" << index << "] ('" << body.name << "'";
-    if (!body.mesh.is_box) {
+    if (!body.mesh.is_generated()) {
         label << ", mesh '" << body.mesh.file << "'";
     }
     label << ")";
@@ -138,7 +150,12 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
         const io::Body& body = scene.bodies[b];
         TetMesh mesh;
-        if (body.mesh.is_box) {
+        CodimElements codim; // a shell's or rod's elements, body-local node ids
+        if (body.type != io::BodyType::solid) {
+            CodimBodyMesh loaded = load_codim_body(scene, b);
+            mesh.nodes = std::move(loaded.nodes);
+            codim = std::move(loaded.elements);
+        } else if (body.mesh.is_box) {
             mesh = make_box_mesh(body.mesh.box_min, body.mesh.box_max, body.mesh.box_cells);
         } else {
             try {
@@ -149,7 +166,9 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                     scene.file, "bodies[" + std::to_string(b) + "].mesh.file", error.what(), ""));
             }
         }
-        drop_unused_nodes(mesh);
+        if (body.type == io::BodyType::solid) {
+            drop_unused_nodes(mesh); // load_codim_body drops a shell's or rod's
+        }
         for (std::size_t n = 0; n < mesh.nodes.size(); ++n) {
             const Vec3& x = mesh.nodes[n];
             if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) {
@@ -241,6 +260,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                 {t[0] + node_offset, t[1] + node_offset, t[2] + node_offset, t[3] + node_offset});
             result.tet_body.push_back(static_cast<int>(b));
         }
+        append_codim_elements(result.codim, codim, node_offset);
         // Prescribed nodes start with the velocity of their motion (zero when held until a later start).
         auto select = [&](const io::BoxSelector& box, NodeConstraint kind, const io::MovingSelector* moving,
                           int motion, const std::string& key) {

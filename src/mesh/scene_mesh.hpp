@@ -3,6 +3,7 @@
 /// @brief The whole scene as one host mesh (rank 0): bodies read or generated, transformed, validated.
 
 #include "src/io/scene.hpp"
+#include "src/mesh/codim_elements.hpp"
 #include "src/mesh/tet_mesh.hpp"
 
 #include <cstdint>
@@ -17,11 +18,13 @@ enum class NodeConstraint : std::uint8_t {
     moving = 2, ///< follows a prescribed rigid motion (Scene::moving_selectors()[motion])
 };
 
-/// All bodies concatenated in scene order: body b's nodes and tets follow those of bodies 0..b-1,
-/// each in its file's order. Nodes no tetrahedron uses are dropped. Positions are in world coordinates.
+/// All bodies concatenated in scene order: body b's nodes and elements follow those of bodies 0..b-1,
+/// each in its file's order. Nodes no element uses are dropped. Positions are in world coordinates.
+/// Shells and rods have no tets: their triangles, hinges, segments and rod vertices are in `codim`.
 struct SceneMesh {
     TetMesh mesh;
     std::vector<int> tet_body;              ///< body index of each tet
+    CodimElements codim;                    ///< elements of shells and rods (scene node ids)
     std::vector<int> node_body;             ///< body index of each node
     std::vector<Vec3> velocity;             ///< initial velocity of each node, m/s
     std::vector<NodeConstraint> constraint; ///< per node
@@ -38,6 +41,11 @@ struct SceneMesh {
 /// volume, every obstacle triangle area and segment length. Throws InputError naming the body or
 /// obstacle, its mesh file, the item and the fix. Host, serial (called on rank 0).
 SceneMesh build_scene_mesh(const io::Scene& scene);
+
+/// The elements METIS partitions, one dual graph for all bodies: the tets, then the shells' triangles
+/// (corner 3 is −1), then the rods' segments (corners 2 and 3 are −1). Hinges and rod vertices are not
+/// partitioned: they follow the nodes (distribute.hpp).
+std::vector<std::array<int, 4>> partition_elements(const SceneMesh& scene_mesh);
 
 /// Signed volume of tet (a, b, c, d): det[b-a, c-a, d-a] / 6.
 double tet_signed_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);

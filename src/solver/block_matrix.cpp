@@ -19,8 +19,9 @@ Kokkos::View<int*, MemSpace> to_device(const std::string& label, const std::vect
 BlockMatrix::BlockMatrix(int num_owned,
                          int num_local,
                          const std::vector<std::array<int, 4>>& tets,
-                         ValueStorage storage)
-    : m_num_rows(num_owned), m_num_cols(num_local) {
+                         ValueStorage storage,
+                         const std::vector<std::array<int, 4>>& stencils)
+    : m_num_rows(num_owned), m_num_cols(num_local), m_num_tets(static_cast<int>(tets.size())) {
     // 1. Element entries per owned row, in element order: (column, source code).
     struct Entry {
         int col;
@@ -28,18 +29,26 @@ BlockMatrix::BlockMatrix(int num_owned,
     };
     std::vector<std::vector<Entry>> rows(static_cast<std::size_t>(num_owned));
     std::vector<std::vector<int>> node_sources(static_cast<std::size_t>(num_owned));
-    for (std::size_t e = 0; e < tets.size(); ++e) {
+    const auto add_element = [&](const std::array<int, 4>& nodes, int e) {
         for (int a = 0; a < 4; ++a) {
-            const int row = tets[e][static_cast<std::size_t>(a)];
-            if (row >= num_owned) {
+            const int row = nodes[static_cast<std::size_t>(a)];
+            if (row < 0 || row >= num_owned) {
                 continue;
             }
-            node_sources[static_cast<std::size_t>(row)].push_back(static_cast<int>(e) * 4 + a);
+            node_sources[static_cast<std::size_t>(row)].push_back(e * 4 + a);
             for (int b = 0; b < 4; ++b) {
-                rows[static_cast<std::size_t>(row)].push_back(
-                    {tets[e][static_cast<std::size_t>(b)], static_cast<int>(e) * 16 + a * 4 + b});
+                if (nodes[static_cast<std::size_t>(b)] >= 0) {
+                    rows[static_cast<std::size_t>(row)].push_back(
+                        {nodes[static_cast<std::size_t>(b)], e * 16 + a * 4 + b});
+                }
             }
         }
+    };
+    for (std::size_t e = 0; e < tets.size(); ++e) {
+        add_element(tets[e], static_cast<int>(e));
+    }
+    for (std::size_t s = 0; s < stencils.size(); ++s) {
+        add_element(stencils[s], m_num_tets + static_cast<int>(s));
     }
 
     // 2. Sort each row by column (stable keeps element order within a block), merge into blocks.

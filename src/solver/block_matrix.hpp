@@ -25,17 +25,20 @@ public:
     enum class ValueStorage { now, deferred };
 
     /// Host, then copied to the device. `tets`: local elements (local node indices); rows are the
-    /// first `num_owned` local nodes.
+    /// first `num_owned` local nodes. `stencils`: the codimensional bodies' stencils (CodimTerm), corners
+    /// −1 where unused; they are elements tets.size() + s of the source codes below.
     BlockMatrix(int num_owned,
                 int num_local,
                 const std::vector<std::array<int, 4>>& tets,
-                ValueStorage storage = ValueStorage::now);
+                ValueStorage storage = ValueStorage::now,
+                const std::vector<std::array<int, 4>>& stencils = {});
     /// Make the values' storage if it is not there yet (zeros).
     void allocate_values();
 
     int num_rows() const { return m_num_rows; }
     int num_cols() const { return m_num_cols; }
     int num_blocks() const { return static_cast<int>(m_cols.extent(0)); }
+    int num_tets() const { return m_num_tets; }
 
     /// Row r's blocks are [row_offsets(r), row_offsets(r + 1)); their columns are cols(k).
     Kokkos::View<const int*, MemSpace> row_offsets() const { return m_row_offsets; }
@@ -46,7 +49,8 @@ public:
     BlockValues values() const { return m_values; }
 
     /// Block k sums the element-Hessian blocks sources(j) for j in [source_offsets(k), source_offsets(k+1)),
-    /// each encoded as element * 16 + a * 4 + b (row corner a, column corner b).
+    /// each encoded as element * 16 + a * 4 + b (row corner a, column corner b); elements from
+    /// num_tets() on are codimensional stencils (element − num_tets()).
     Kokkos::View<const int*, MemSpace> source_offsets() const { return m_source_offsets; }
     Kokkos::View<const int*, MemSpace> sources() const { return m_sources; }
 
@@ -58,6 +62,7 @@ public:
 private:
     int m_num_rows = 0;
     int m_num_cols = 0;
+    int m_num_tets = 0;
     Kokkos::View<int*, MemSpace> m_row_offsets, m_cols, m_diagonal;
     Kokkos::View<int*, MemSpace> m_source_offsets, m_sources;
     Kokkos::View<int*, MemSpace> m_node_source_offsets, m_node_sources;

@@ -103,6 +103,8 @@ void DecadeWarmStart::add_element_stiffness(double ch2) {
     const auto stiffness = m_stiffness;
     const auto mass = m_potential.lumped_mass();
     const auto hessians = m_potential.elastic().hessians();
+    const auto stencil_hessians = m_potential.codim().hessians();
+    const int num_tets = m_potential.matrix().num_tets();
     const auto offsets = m_potential.matrix().node_source_offsets();
     const auto sources = m_potential.matrix().node_sources();
     Kokkos::parallel_for(
@@ -113,7 +115,7 @@ void DecadeWarmStart::add_element_stiffness(double ch2) {
                 const int e = sources(j) / 4;
                 double trace = 0.0;
                 for (int d = 0; d < 12; ++d) {
-                    trace += hessians(e, d, d);
+                    trace += e < num_tets ? hessians(e, d, d) : stencil_hessians(e - num_tets, d, d);
                 }
                 sum += 0.25 * trace;
             }

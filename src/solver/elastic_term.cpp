@@ -309,7 +309,9 @@ double ElasticTerm::max_step(const NodeField& x, const NodeField& p, double rest
             smallest = step < smallest ? step : smallest;
         },
         Kokkos::Min<double>(alpha));
-    return alpha;
+    // A reduction over no element (a rank that holds only shells and rods) yields Min's identity, the
+    // largest double, not the 1 it started from.
+    return alpha < 1.0 ? alpha : 1.0;
 }
 
 } // namespace intact::solver

@@ -73,7 +73,7 @@ LocalEnergies SceneEnergyModel::conservative(const NodeField& x,
                                              const NodeField& gradient,
                                              const std::vector<NodeField>& term_gradients) {
     LocalEnergies energies;
-    energies.elastic = m_potential.elastic().energy(x);
+    energies.elastic = m_potential.elastic_energy(x);
     const auto mass = m_potential.lumped_mass();
     const double gx = m_gravity[0], gy = m_gravity[1], gz = m_gravity[2];
     Kokkos::parallel_reduce(

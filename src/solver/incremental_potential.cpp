@@ -14,8 +14,20 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
                                            comm::HaloExchange& halo,
                                            Kokkos::View<const double*, MemSpace> free_mask)
     : m_comm(halo.plan().comm()), m_num_owned(mesh.num_owned_nodes), m_num_local(mesh.num_local_nodes()),
-      m_tets(mesh.tets), m_elastic(mesh, scene), m_free(std::move(free_mask)),
+      m_tets(mesh.tets), m_elastic(mesh, scene),
+      m_codim(mesh.rest_position, mesh.codim, codim_materials(scene)),
+      m_mass("intact::solver::lumped_mass_all", mesh.num_local_nodes()), m_free(std::move(free_mask)),
       m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
+    const auto solid = m_elastic.lumped_mass();
+    const auto codim = m_codim.lumped_mass();
+    const auto mass = m_mass;
+    Kokkos::parallel_for(
+        "intact::solver::add_lumped_masses", Kokkos::RangePolicy<ExecSpace>(0, m_num_local),
+        KOKKOS_LAMBDA(const int n) { mass(n) = solid(n) + codim(n); });
+}
+
+double IncrementalPotential::elastic_energy(const NodeField& x) const {
+    return m_elastic.energy(x) + (m_codim.num_stencils() > 0 ? m_codim.energy(x) : 0.0);
 }
 
 void IncrementalPotential::add_term(EnergyTerm& term) {
@@ -40,7 +52,8 @@ const BlockMatrix& IncrementalPotential::matrix() const {
 
 BlockMatrix& IncrementalPotential::block_matrix() const {
     if (!m_matrix) {
-        m_matrix.emplace(m_num_owned, m_num_local, m_tets, BlockMatrix::ValueStorage::deferred);
+        m_matrix.emplace(m_num_owned, m_num_local, m_tets, BlockMatrix::ValueStorage::deferred,
+                         m_codim.host_stencils());
     }
     return *m_matrix;
 }
@@ -54,14 +67,20 @@ void IncrementalPotential::assemble(const NodeField& x, const StepProblem& probl
 
 void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProblem& problem, bool hessian) {
     m_elastic.evaluate(x, hessian);
+    if (m_codim.num_stencils() > 0) {
+        m_codim.evaluate(x, hessian);
+    }
     BlockMatrix& matrix = block_matrix();
     if (hessian) {
         matrix.allocate_values(); // deferred: a solver that never assembles (stencil descent) needs none
     }
     const auto x_hat = problem.x_hat;
-    const auto mass = m_elastic.lumped_mass();
+    const auto mass = m_mass;
     const auto element_gradient = m_elastic.gradients();
     const auto element_hessian = m_elastic.hessians();
+    const auto stencil_gradient = m_codim.gradients();
+    const auto stencil_hessian = m_codim.hessians();
+    const int num_tets = matrix.num_tets();
     const auto node_offsets = matrix.node_source_offsets();
     const auto node_sources = matrix.node_sources();
     const auto row_offsets = matrix.row_offsets();
@@ -84,7 +103,8 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
                 const int e = node_sources(j) / 4;
                 const int a = node_sources(j) % 4;
                 for (int c = 0; c < 3; ++c) {
-                    g[c] += element_gradient(e, 3 * a + c);
+                    g[c] += e < num_tets ? element_gradient(e, 3 * a + c)
+                                         : stencil_gradient(e - num_tets, 3 * a + c);
                 }
             }
             const double m = mass(r);
@@ -105,7 +125,8 @@ void IncrementalPotential::assemble_elastic(const NodeField& x, const StepProble
                     const int b = code % 4;
                     for (int p = 0; p < 3; ++p) {
                         for (int q = 0; q < 3; ++q) {
-                            block[p][q] += element_hessian(e, 3 * a + p, 3 * b + q);
+                            block[p][q] += e < num_tets ? element_hessian(e, 3 * a + p, 3 * b + q)
+                                                        : stencil_hessian(e - num_tets, 3 * a + p, 3 * b + q);
                         }
                     }
                 }
@@ -172,7 +193,7 @@ std::vector<double> IncrementalPotential::term_energies(const contact::ConstSurf
 std::pair<double, double> IncrementalPotential::nodal_energy_change(const NodeField& x,
                                                                     const NodeField& trial,
                                                                     const StepProblem& problem) const {
-    const auto mass = m_elastic.lumped_mass();
+    const auto mass = m_mass;
     const auto x_hat = problem.x_hat;
     const double gx = problem.gravity[0], gy = problem.gravity[1], gz = problem.gravity[2];
     const double ch2 = problem.weight * problem.h * problem.h;
@@ -213,7 +234,12 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
                                                               const std::vector<double>& at_x) const {
     const double ch2 = problem.weight * problem.h * problem.h;
     const auto [change, magnitude] = nodal_energy_change(x, trial, problem);
-    const auto elastic = m_elastic.energy_change(x, trial);
+    auto elastic = m_elastic.energy_change(x, trial);
+    if (m_codim.num_stencils() > 0) {
+        const auto codim = m_codim.energy_change(x, trial);
+        elastic.first += codim.first;
+        elastic.second += codim.second;
+    }
     // [change, scale, each term at the trial]: this rank's parts, one reduction.
     // (a fixed array: this runs for every line-search trial)
     std::array<double, 2 + contact::ContactMatrix::k_max_lists> totals{change + ch2 * elastic.first,
@@ -239,9 +265,14 @@ std::pair<double, double> IncrementalPotential::energy_change(const NodeField& x
 
 void IncrementalPotential::potential_gradient(const NodeField& x, const Vec3& gravity, const NodeField& out) {
     m_elastic.evaluate(x, false);
+    if (m_codim.num_stencils() > 0) {
+        m_codim.evaluate(x, false);
+    }
     const BlockMatrix& matrix = block_matrix();
-    const auto mass = m_elastic.lumped_mass();
+    const auto mass = m_mass;
     const auto element_gradient = m_elastic.gradients();
+    const auto stencil_gradient = m_codim.gradients();
+    const int num_tets = matrix.num_tets();
     const auto node_offsets = matrix.node_source_offsets();
     const auto node_sources = matrix.node_sources();
     const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
@@ -254,7 +285,8 @@ void IncrementalPotential::potential_gradient(const NodeField& x, const Vec3& gr
                 const int e = node_sources(j) / 4;
                 const int a = node_sources(j) % 4;
                 for (int c = 0; c < 3; ++c) {
-                    g[c] += element_gradient(e, 3 * a + c);
+                    g[c] += e < num_tets ? element_gradient(e, 3 * a + c)
+                                         : stencil_gradient(e - num_tets, 3 * a + c);
                 }
             }
             out(r, 0) = g[0] - mass(r) * gx;
@@ -265,7 +297,7 @@ void IncrementalPotential::potential_gradient(const NodeField& x, const Vec3& gr
 
 std::pair<double, double> IncrementalPotential::potential_energies(const NodeField& x,
                                                                    const Vec3& gravity) const {
-    const auto mass = m_elastic.lumped_mass();
+    const auto mass = m_mass;
     const double gx = gravity[0], gy = gravity[1], gz = gravity[2];
     double gravitational = 0.0;
     Kokkos::parallel_reduce(
@@ -274,7 +306,7 @@ std::pair<double, double> IncrementalPotential::potential_energies(const NodeFie
             sum -= mass(i) * (gx * x(i, 0) + gy * x(i, 1) + gz * x(i, 2));
         },
         gravitational);
-    const double elastic = m_elastic.energy(x);
+    const double elastic = elastic_energy(x);
     return {comm::allreduce_sum(m_comm, elastic), comm::allreduce_sum(m_comm, gravitational)};
 }
 

@@ -16,6 +16,7 @@
 #include "src/contact/contact_matrix.hpp"
 #include "src/contact/contact_model.hpp"
 #include "src/solver/block_matrix.hpp"
+#include "src/solver/codim_term.hpp"
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/energy_term.hpp"
 #include "src/solver/step_problem.hpp"
@@ -48,12 +49,19 @@ public:
 
     const ElasticTerm& elastic() const { return m_elastic; }
     ElasticTerm& elastic() { return m_elastic; }
+    /// The shells' and rods' elastic term (no stencils without such bodies); its stencils are the
+    /// elements from matrix().num_tets() on.
+    const CodimTerm& codim() const { return m_codim; }
+    /// Σ V ψ over owned tets plus the owned codimensional stencils' energies at x (J). Device work; this
+    /// rank only.
+    double elastic_energy(const NodeField& x) const;
     /// The block matrix on the element pattern, made on first use with its values deferred to the first
     /// assembly: stencil descent, which keeps no global matrix, never makes it (its pattern is about 110
     /// bytes per element, its values 200).
     const BlockMatrix& matrix() const;
     NodeField gradient() const { return m_gradient; }
-    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_elastic.lumped_mass(); }
+    /// Lumped mass of every local node, solids' and codimensional bodies' (kg).
+    Kokkos::View<const double*, MemSpace> lumped_mass() const { return m_mass; }
     Kokkos::View<const double*, MemSpace> free_mask() const { return m_free; }
     int num_owned() const { return m_num_owned; }
     /// Local nodes: owned, then ghosts (the rows of every node field).
@@ -121,6 +129,8 @@ private:
     int m_num_local;
     const std::vector<std::array<int, 4>>& m_tets; ///< the LocalMesh's (the Simulation owns both)
     ElasticTerm m_elastic;
+    CodimTerm m_codim;
+    Kokkos::View<double*, MemSpace> m_mass;      ///< m_elastic's plus m_codim's
     mutable std::optional<BlockMatrix> m_matrix; ///< made by the first matrix() or block_matrix()
     Kokkos::View<const double*, MemSpace> m_free;
     NodeField m_gradient;

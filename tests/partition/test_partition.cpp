@@ -28,6 +28,43 @@ TEST(DualGraph, TwoTetsShareOneFace) {
     EXPECT_FALSE(partition::is_connected(graph));
 }
 
+// Shell triangles (corner 3 = −1) meet at edges, rod segments (corners 2, 3 = −1) at nodes; neither
+// shares a face with a tet, even where a triangle lies on the tet's face.
+TEST(DualGraph, TrianglesMeetAtEdgesAndSegmentsAtNodes) {
+    const std::vector<std::array<int, 4>> elements{
+        {0, 1, 2, 3},    // 0: tet
+        {0, 1, 2, -1},   // 1: triangle on the tet's face
+        {1, 2, 4, -1},   // 2: triangle sharing edge 1-2 with 1
+        {4, 5, 6, -1},   // 3: triangle sharing only node 4 with 2
+        {7, 8, -1, -1},  // 4: segment
+        {8, 9, -1, -1},  // 5: segment sharing node 8 with 4
+        {2, 7, -1, -1}}; // 6: segment sharing node 2 with triangles, node 7 with 4
+    const auto graph = partition::build_element_dual_graph(elements);
+    ASSERT_EQ(graph.num_vertices(), 7);
+    const auto neighbours = [&](int v) {
+        return std::vector<int>(graph.neighbors.begin() + graph.offsets[static_cast<std::size_t>(v)],
+                                graph.neighbors.begin() + graph.offsets[static_cast<std::size_t>(v) + 1]);
+    };
+    EXPECT_TRUE(neighbours(0).empty());
+    EXPECT_EQ(neighbours(1), (std::vector<int>{2}));
+    EXPECT_EQ(neighbours(2), (std::vector<int>{1}));
+    EXPECT_TRUE(neighbours(3).empty());
+    EXPECT_EQ(neighbours(4), (std::vector<int>{5, 6}));
+    EXPECT_EQ(neighbours(6), (std::vector<int>{4}));
+    // Ownership skips the unused corners.
+    const std::vector<int> parts{0, 1, 1, 0, 1, 0, 1};
+    const auto owners = partition::node_owners(elements, parts, 10);
+    EXPECT_EQ(owners[4], 0);
+    EXPECT_EQ(owners[9], 0);
+    EXPECT_EQ(owners[7], 1);
+    const auto layouts = partition::build_rank_layouts(elements, parts, owners, 2);
+    for (const auto& layout : layouts) {
+        for (const GlobalId n : layout.nodes) {
+            EXPECT_GE(n, 0);
+        }
+    }
+}
+
 TEST(DualGraph, BoxMeshInteriorFacesAreEdges) {
     const auto mesh = make_box_mesh({0, 0, 0}, {1, 1, 1}, {3, 2, 2});
     const auto graph = partition::build_element_dual_graph(mesh.tets);

@@ -1,0 +1,93 @@
+#pragma once
+/// @file hinge_bending.hpp
+/// @brief Discrete hinge bending of a shell: the dihedral angle of two triangles sharing an edge, and the
+/// hinge energy with its gradient and PSD-projected Hessian. Device-callable, allocation-free.
+///
+/// Stencil order: x0, x1 the shared edge; x2 the third corner of triangle A; x3 the third corner of
+/// triangle B. With e = x1 − x0, n_A = e × (x2 − x0), n_B = (x3 − x0) × e the bend angle is
+///     θ = atan2((n_A × n_B)·e, |e| n_A·n_B) ∈ (−π, π],
+/// zero for a flat pair, signed by the side to which the pair folds (n_A × n_B is parallel to e, so the
+/// atan2 arguments are |e||n_A||n_B| (sin θ, cos θ)). The normals come from the stencil order, not from
+/// the triangles' own orientations, so inconsistently oriented input meshes bend correctly too.
+///
+/// Energy (after the discrete-shells bending energy of Grinspun et al. 2003, calibrated here):
+///     E = w (θ − θ̄)²,  w = k_b |ē|² / (2 (Ā_A + Ā_B)),
+/// with k_b the bending stiffness (J; Eh³/(12(1 − ν²)) for a plate) and bars the rest values. Calibration:
+/// for a grid of cells dx × dy bent into a cylinder of curvature κ about the y axis, the hinges on
+/// the y-edges fold by θ = κ dx (the others stay flat), so each cell stores k_b dy² / (2 dx dy) (κ dx)²
+/// = ½ k_b κ² dx dy, the plate's energy ½ D κ² per area. The energy depends on the mesh: a hinge's
+/// two opposite corners are offset along its edge, so on right-triangle grids local twisting can undo part
+/// of a fold, and a strip on square cells bends about 25% too easily (docs/codim.md, measured); cells
+/// longer along the bending direction than across it bend correctly.
+///
+/// The angle's derivatives come from second-order forward differentiation (second_order_dual.hpp).
+
+#include "kernels/second_order_dual.hpp"
+
+namespace intact::kernels {
+
+/// θ of the hinge x[0..3] (radians); 0 when a triangle is collapsed (no normal).
+KOKKOS_INLINE_FUNCTION double dihedral_angle(const Vec3 x[4]) {
+    const Vec3 e = x[1] - x[0];
+    const Vec3 na = cross(e, Vec3(x[2] - x[0]));
+    const Vec3 nb = cross(Vec3(x[3] - x[0]), e);
+    return ::atan2(cross(na, nb).dot(e), e.norm() * na.dot(nb));
+}
+
+/// Weight w = k_b |ē|² / (2 (Ā_A + Ā_B)) of a rest hinge X[0..3] (J).
+KOKKOS_INLINE_FUNCTION double hinge_weight(const Vec3 X[4], double bending_stiffness) {
+    const Vec3 e = X[1] - X[0];
+    const double areas = 0.5 * (cross(e, Vec3(X[2] - X[0])).norm() + cross(Vec3(X[3] - X[0]), e).norm());
+    return bending_stiffness * e.squaredNorm() / (2.0 * areas);
+}
+
+/// θ with its gradient and Hessian (12 inputs, vertex-major) by forward differentiation.
+KOKKOS_INLINE_FUNCTION Dual2<12> dihedral_angle_dual(const Vec3 x[4]) {
+    const DualVec3<12> p0 = stencil_point<12>(x[0], 0);
+    const DualVec3<12> p1 = stencil_point<12>(x[1], 1);
+    const DualVec3<12> p2 = stencil_point<12>(x[2], 2);
+    const DualVec3<12> p3 = stencil_point<12>(x[3], 3);
+    const DualVec3<12> e = p1 - p0;
+    const DualVec3<12> na = cross(e, p2 - p0);
+    const DualVec3<12> nb = cross(p3 - p0, e);
+    return dual_atan2(dot(cross(na, nb), e), dual_sqrt(dot(e, e)) * dot(na, nb));
+}
+
+/// Hinge energy w (θ − θ̄)² (J) and optionally its gradient (12; N) and Hessian (12×12; N/m),
+///     ∇E = 2w (θ − θ̄) ∇θ,  ∇²E = 2w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ),
+/// the Hessian projected to its nearest PSD matrix when `project`. A collapsed triangle (no normal, so
+/// no angle) gives the energy at θ = 0 and zero derivatives. Null pointers skip work.
+KOKKOS_INLINE_FUNCTION double hinge_element(
+    const Vec3 x[4], double rest_angle, double weight, Vec12* gradient, Mat12* hessian, bool project = true) {
+    const Vec3 e = x[1] - x[0];
+    const double na2 = cross(e, Vec3(x[2] - x[0])).squaredNorm();
+    const double nb2 = cross(Vec3(x[3] - x[0]), e).squaredNorm();
+    const bool degenerate = !(na2 > 0.0 && nb2 > 0.0);
+    if (!gradient && !hessian) {
+        const double d = (degenerate ? 0.0 : dihedral_angle(x)) - rest_angle;
+        return weight * d * d;
+    }
+    if (degenerate) {
+        if (gradient) {
+            gradient->setZero();
+        }
+        if (hessian) {
+            hessian->setZero();
+        }
+        return weight * rest_angle * rest_angle;
+    }
+    const Dual2<12> theta = dihedral_angle_dual(x);
+    const double d = theta.v - rest_angle;
+    if (gradient) {
+        *gradient = 2.0 * weight * d * theta.g;
+    }
+    if (hessian) {
+        *hessian = 2.0 * weight * (theta.g * theta.g.transpose() + d * theta.h);
+        if (project) {
+            project_psd<12>(*hessian);
+        }
+    }
+    return weight * d * d;
+}
+
+} // namespace intact::kernels

@@ -1,0 +1,28 @@
+#pragma once
+/// @file scene_codim.hpp
+/// @brief The scene keys of codimensional bodies (shells and rods): `bodies[].type`, the generated
+/// `sheet` and `rod` meshes, the material keys `thickness`, `radius` and `bending_stiffness`, and the
+/// start-up check of what the chosen method supports (docs/codim.md). Used by scene.cpp.
+
+#include "src/io/json_reader.hpp"
+#include "src/io/scene.hpp"
+
+namespace intact::io::detail {
+
+/// `type`: "solid" (default), "shell" or "rod".
+BodyType read_body_type(JsonObject& body);
+
+/// Reads the generated `sheet` (shells) or `rod` (rods) of a body's `mesh` object, which has no `file`,
+/// into `source`; neither there is an error. Errors name the key and the fix.
+void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& source);
+
+/// The material keys only codimensional bodies have: shells `thickness` (m, required) and
+/// `bending_stiffness` (J, optional); rods `radius` (m, required) and `bending_stiffness` (N m²,
+/// optional).
+void read_codim_material_keys(JsonObject& material, BodyType type, Material& out);
+
+/// Throws InputError when the scene has shells or rods and asks for something they do not support yet
+/// (contact, `stencil_descent`), naming the key and the alternative.
+void check_codim_support(const Scene& scene);
+
+} // namespace intact::io::detail
