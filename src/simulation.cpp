@@ -262,6 +262,13 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_newton_settings.preconditioner = m_scene.preconditioner;
     m_certificate = std::make_unique<solver::StepCertificate>(m_scene, m_newton_settings.stop);
     m_certificate->set_elastic_scale(elastic_scale(comm, m_scene, m_local));
+    if (m_scene.solver != "ipc" && m_scene.fallback == "ipc" && m_scene.integrator == "a_search") {
+        log::warn() << "solver.fallback: no fallback under integrator.type \"a_search\" (its energy target "
+                       "counts the contact energy of "
+                    << m_scene.solver
+                    << "'s terms, which a step of ipc's would change); steps the certificate rejects are "
+                       "reported NOT CERTIFIED";
+    }
     log::info() << "step certificate: force balance within " << m_newton_settings.stop.acceleration
                 << " m/s^2; energy " << m_certificate->energy_rule();
     m_scene.resolved["solver"]["newton_tolerance"] = m_newton_settings.stop.velocity;
