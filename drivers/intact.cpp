@@ -26,6 +26,7 @@
 #include "src/core/stop_signals.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/io/scene.hpp"
+#include "src/io/scene_keys.hpp"
 #include "src/mesh/scene_mesh.hpp"
 #include "src/simulation.hpp"
 #include "src/tools/ccd_bench.hpp"
@@ -52,6 +53,7 @@ const char* usage_text =
     "  intact check OUTPUT_DIR\n"
     "  intact geometry < queries.txt\n"
     "  intact ccd-bench DIR\n"
+    "  intact schema\n"
     "  intact --version | --help\n"
     "\n"
     "run        simulate SCENE.json on all MPI ranks; results in DIR (default: the scene's output.dir)\n"
@@ -66,7 +68,8 @@ const char* usage_text =
     "geometry   answer distance, barrier and CCD queries read from standard input, one line each\n"
     "           (pt_dist, ee_dist, barrier, pt_ccd_raw, ee_ccd_raw; see README)\n"
     "ccd-bench  run the CCD over benchmark query files (CSV, Wang et al. 2021) under DIR and report false\n"
-    "           negatives, false positives and ns per query\n";
+    "           negatives, false positives and ns per query\n"
+    "schema     print the JSON Schema of scene files (draft 2020-12; also docs/scene.schema.json)\n";
 
 struct Arguments {
     std::string command;
@@ -125,6 +128,10 @@ Arguments parse_arguments(int argc, char** argv) {
     }
     if (args.command == "partition" && !args.partition.empty()) {
         throw intact::InputError("--partition belongs to `intact run`\n" + std::string(usage_text));
+    }
+    if (args.command == "schema" &&
+        (args.parts != 0 || !args.partition.empty() || !args.output.empty() || !args.overrides.empty())) {
+        throw intact::InputError("`intact schema` takes no options\n" + std::string(usage_text));
     }
     if (args.command != "run" && !args.restart.empty()) {
         throw intact::InputError("--restart belongs to `intact run`\n" + std::string(usage_text));
@@ -221,6 +228,12 @@ int serial_tool(const Arguments& args, MPI_Comm comm, int rank) {
                     throw intact::InputError(std::string("check needs an output folder\n") + usage_text);
                 }
                 status = intact::tools::check_output(args.input, std::cout).clean() ? 0 : 1;
+            } else if (args.command == "schema") {
+                if (!args.input.empty()) {
+                    throw intact::InputError("schema takes no argument, got '" + args.input + "'\n" +
+                                             usage_text);
+                }
+                std::cout << intact::io::scene_json_schema().dump(2) << "\n";
             } else if (args.command == "geometry") {
                 status = intact::tools::run_geometry_probe(std::cin, std::cout);
             } else {
@@ -273,7 +286,8 @@ int main(int argc, char** argv) {
             status = run(args, comm);
         } else if (args.command == "partition") {
             status = partition(args, comm, runtime.rank());
-        } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench") {
+        } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench" ||
+                   args.command == "schema") {
             status = serial_tool(args, comm, runtime.rank());
         } else {
             throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);

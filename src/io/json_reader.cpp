@@ -1,5 +1,7 @@
 #include "src/io/json_reader.hpp"
 
+#include "src/io/scene_keys.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -94,7 +96,8 @@ JsonObject::JsonObject(const nlohmann::json& value,
                        std::string file,
                        std::string path,
                        nlohmann::json& resolved)
-    : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_resolved(&resolved) {
+    : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_pattern(scene_key_pattern(m_path)),
+      m_resolved(&resolved) {
     if (!value.is_object()) {
         throw InputError(input_error_message(m_file, m_path,
                                              std::string("must be an object, got ") + type_name(value),
@@ -105,8 +108,16 @@ JsonObject::JsonObject(const nlohmann::json& value,
     }
 }
 
+void JsonObject::require_in_table(const std::string& key) const {
+    const std::string pattern = m_pattern.empty() ? key : m_pattern + "." + key;
+    INTACT_REQUIRE(find_scene_key(pattern) != nullptr, "the scene reader reads '"
+                                                           << pattern
+                                                           << "', which the scene key table lacks; add it to "
+                                                              "src/io/scene_keys.cpp");
+}
+
 bool JsonObject::has(const std::string& key) const {
-    m_known.insert(key);
+    require_in_table(key);
     return m_value->contains(key);
 }
 
@@ -119,7 +130,7 @@ void JsonObject::fail(const std::string& key, const std::string& problem, const 
 }
 
 const nlohmann::json& JsonObject::member(const std::string& key) {
-    m_known.insert(key);
+    require_in_table(key);
     m_used.insert(key);
     return m_value->at(key);
 }
@@ -262,8 +273,9 @@ void JsonObject::finish() const {
 
 std::string JsonObject::known_keys() const {
     std::string known;
-    for (const auto& k : m_known) {
-        known += (known.empty() ? "" : ", ") + k;
+    for (const SceneKey* child : scene_key_children(m_pattern)) {
+        const std::string& path = child->path;
+        known += (known.empty() ? "" : ", ") + path.substr(m_pattern.empty() ? 0 : m_pattern.size() + 1);
     }
     return known;
 }

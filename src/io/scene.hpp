@@ -2,7 +2,7 @@
 /// @file scene.hpp
 /// @brief A validated scene: everything `intact run` reads from SCENE.json, in SI units.
 ///
-/// Every key is documented in README.md ("Scene files"). Reading checks types, ranges and unknown keys
+/// Every key is in the key table of scene_keys.hpp (type, bounds, default, meaning). Reading checks types, ranges and unknown keys
 /// and throws `InputError` naming the file, the key path and the fix. `resolved` holds every key with
 /// the value in effect (defaults filled in) and is written to `<output>/scene.resolved.json`.
 
