@@ -24,6 +24,7 @@
 #include "src/core/log.hpp"
 #include "src/core/runtime.hpp"
 #include "src/core/stop_signals.hpp"
+#include "src/io/checkpoint.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/io/scene.hpp"
 #include "src/io/scene_keys.hpp"
@@ -48,7 +49,8 @@ constexpr int exit_input = 2;
 
 const char* usage_text =
     "usage:\n"
-    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE] [--restart DIR]\n"
+    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE]\n"
+    "  intact run [SCENE.json] --restart DIR [--set key.path=value ...] [--partition FILE]\n"
     "  intact partition MESH_OR_SCENE -n P [--output FILE] [--set key.path=value ...]\n"
     "  intact check OUTPUT_DIR\n"
     "  intact geometry < queries.txt\n"
@@ -60,7 +62,9 @@ const char* usage_text =
     "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set "
     "bodies.0.velocity=[0,0,-1]\n"
     "           --partition uses a partition written by `intact partition` instead of running METIS\n"
-    "           --restart continues the run in DIR from its newest checkpoint, into DIR (any rank count)\n"
+    "           --restart continues the run in DIR from its newest checkpoint, into DIR (any rank count), "
+    "with\n"
+    "           the scene and --set keys it was started with; keys set again here replace those\n"
     "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
     "           with METIS and write them to FILE (default: <input>.part.<P>)\n"
     "check      report intersecting surface triangles, inverted tetrahedra and bodies touching or passing\n"
@@ -144,11 +148,34 @@ Arguments parse_arguments(int argc, char** argv) {
     return args;
 }
 
-int run(const Arguments& args, MPI_Comm comm) {
-    if (args.input.empty()) {
+int run(const Arguments& args, MPI_Comm comm, const char* program) {
+    const bool restart = !args.restart.empty();
+    std::string scene_file = args.input;
+    std::vector<std::string> overrides;
+    if (restart) {
+        // The run goes on with the scene and the `--set` overrides it was started with, as its checkpoints
+        // record them; a scene or keys given on this command line replace those.
+        const nlohmann::json command = intact::io::recorded_command(comm, args.restart);
+        if (!command.is_null()) {
+            if (scene_file.empty()) {
+                scene_file = command.at("scene").get<std::string>();
+            }
+            overrides = command.at("overrides").get<std::vector<std::string>>();
+        } else if (scene_file.empty()) {
+            const std::string missing = intact::io::describe_missing_checkpoint(args.restart);
+            throw intact::InputError(
+                "--restart " + args.restart + ": " +
+                (missing.empty()
+                     ? "its checkpoint does not record the run's scene (an older Intact wrote it); "
+                       "fix: give the scene and the --set keys the run was started with: intact "
+                       "run SCENE.json --restart " +
+                           args.restart
+                     : "no usable checkpoint: " + missing));
+        }
+    } else if (scene_file.empty()) {
         throw intact::InputError(std::string("run needs a scene file\n") + usage_text);
     }
-    std::vector<std::string> overrides = args.overrides;
+    overrides.insert(overrides.end(), args.overrides.begin(), args.overrides.end());
     if (!args.partition.empty()) {
         overrides.push_back("partition.file=\"" + args.partition + "\"");
     }
@@ -156,7 +183,7 @@ int run(const Arguments& args, MPI_Comm comm) {
     intact::io::Scene scene;
     std::string error;
     try {
-        scene = intact::io::load_scene(args.input, overrides);
+        scene = intact::io::load_scene(scene_file, overrides);
     } catch (const intact::InputError& e) {
         error = e.what();
     }
@@ -167,10 +194,15 @@ int run(const Arguments& args, MPI_Comm comm) {
     if (!args.partition.empty()) {
         scene.partition_file = args.partition; // as given on the command line, relative to the working folder
     }
-    const bool restart = !args.restart.empty();
     intact::Simulation simulation(comm, std::move(scene), restart ? args.restart : args.output, restart);
     simulation.run();
     intact::log::info() << "open in ParaView: " << simulation.pvd_path();
+    if (simulation.stopped()) {
+        int ranks = 1;
+        INTACT_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+        intact::log::info() << "continue with: mpirun -n " << ranks << " " << program << " run --restart "
+                            << simulation.output_dir();
+    }
     // A stop on SIGTERM/SIGUSR1 is a success: the checkpoint is written and the message says how to go on.
     return 0;
 }
@@ -283,7 +315,7 @@ int main(int argc, char** argv) {
             intact::log::info() << "intact " << INTACT_VERSION << " on " << runtime.size() << " rank(s):\n"
                                 << placement.substr(0, placement.empty() ? 0 : placement.size() - 1);
             // 3-4. Set up and run.
-            status = run(args, comm);
+            status = run(args, comm, argv[0]);
         } else if (args.command == "partition") {
             status = partition(args, comm, runtime.rank());
         } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench" ||

@@ -386,8 +386,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         }
         if (m_stop_signal != 0 && n < m_scene.steps) {
             log::info() << "stopped by " << StopSignals::name(m_stop_signal) << " after step " << m_step
-                        << " of " << m_scene.steps << " (t " << m_time << " s); continue with: intact run "
-                        << m_scene.file << " --restart " << m_output_dir;
+                        << " of " << m_scene.steps << " (t " << m_time << " s)";
             break;
         }
     }
@@ -423,6 +422,23 @@ bool Simulation::checkpoint_is_due(bool last_step) {
     return m_stop_signal != 0 || agreed[1] != 0 || by_steps || at_end;
 }
 
+nlohmann::json Simulation::recorded_command() const {
+    // Each key path once, its last assignment (a restart line's override comes after the recorded one). A
+    // partition belongs to a rank count, and a restart may use another, so `partition.*` is not recorded.
+    std::vector<std::string> overrides;
+    for (auto it = m_scene.overrides.rbegin(); it != m_scene.overrides.rend(); ++it) {
+        const std::string key = it->substr(0, it->find('='));
+        const bool later = std::any_of(overrides.begin(), overrides.end(),
+                                       [&](const std::string& o) { return o.substr(0, o.find('=')) == key; });
+        if (!later && key.rfind("partition.", 0) != 0) {
+            overrides.insert(overrides.begin(), *it);
+        }
+    }
+    std::error_code ec;
+    const fs::path scene = fs::absolute(m_scene.file, ec);
+    return {{"scene", ec ? m_scene.file : scene.lexically_normal().string()}, {"overrides", overrides}};
+}
+
 void Simulation::write_checkpoint() {
     Kokkos::Timer timer;
     io::CheckpointWriter out(owned_ids());
@@ -437,6 +453,7 @@ void Simulation::write_checkpoint() {
     info.ranks = m_size;
     info.mesh_hash = m_mesh_hash;
     info.scene = io::compared_scene(m_scene.resolved);
+    info.command = recorded_command();
     const std::string folder = io::write_checkpoint(m_comm, m_output_dir, out, info);
     m_since_checkpoint.reset();
     log::info() << "checkpoint after step " << m_step << ": " << (fs::path(m_output_dir) / folder).string()

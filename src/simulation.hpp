@@ -71,7 +71,9 @@ public:
     int current_step() const { return m_step; }
     double current_time() const { return m_time; }
 
-    /// Write a checkpoint of the current state now. Collective.
+    /// Write a checkpoint of the current state now, with the scene file and `--set` overrides the run was
+    /// started with, so that `intact run --restart DIR` continues it as started.
+    /// Collective.
     void write_checkpoint();
 
     /// Take the current positions and velocities as the integrator's start (Newmark's a⁰, A-search's
@@ -127,6 +129,8 @@ private:
     /// energies() from an account: the contact energy is every conservative term's, stored or not.
     static std::array<double, 4> energies_of(const solver::EnergyAccount& account);
     void restore_checkpoint();
+    /// The checkpoint's record of how the run was started: the scene file (absolute) and its overrides.
+    nlohmann::json recorded_command() const;
     bool checkpoint_is_due(bool last_step);
     std::vector<GlobalId> owned_ids() const;
 

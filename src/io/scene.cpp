@@ -795,7 +795,9 @@ Scene load_scene(const std::string& file, const std::vector<std::string>& overri
     for (const auto& assignment : overrides) {
         apply_override(document, assignment, file);
     }
-    return parse_scene(document, file);
+    Scene scene = parse_scene(document, file);
+    scene.overrides = overrides;
+    return scene;
 }
 
 } // namespace intact::io

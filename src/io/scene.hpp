@@ -2,9 +2,10 @@
 /// @file scene.hpp
 /// @brief A validated scene: everything `intact run` reads from SCENE.json, in SI units.
 ///
-/// Every key is in the key table of scene_keys.hpp (type, bounds, default, meaning). Reading checks types, ranges and unknown keys
-/// and throws `InputError` naming the file, the key path and the fix. `resolved` holds every key with
-/// the value in effect (defaults filled in) and is written to `<output>/scene.resolved.json`.
+/// Every key is in the key table of scene_keys.hpp (type, bounds, default, meaning). Reading checks types,
+/// ranges and unknown keys and throws `InputError` naming the file, the key path and the fix. `resolved`
+/// holds every key with the value in effect (defaults filled in) and is written to
+/// `<output>/scene.resolved.json`.
 
 #include "src/core/types.hpp"
 
@@ -216,11 +217,12 @@ struct IntegratorSettings {
 };
 
 struct Scene {
-    std::string file;      ///< the scene file as given
-    std::string directory; ///< folder of the scene file (mesh paths are relative to it)
-    double dt = 0.0;       ///< s
-    int steps = 0;         ///< number of time steps (time.steps, or ceil(time.end / dt))
-    double end_time = 0.0; ///< s, steps × dt
+    std::string file;                   ///< the scene file as given
+    std::vector<std::string> overrides; ///< the `--set` assignments applied to it, in order (load_scene)
+    std::string directory;              ///< folder of the scene file (mesh paths are relative to it)
+    double dt = 0.0;                    ///< s
+    int steps = 0;                      ///< number of time steps (time.steps, or ceil(time.end / dt))
+    double end_time = 0.0;              ///< s, steps × dt
     Vec3 gravity{0.0, 0.0, -9.81};
     std::vector<Body> bodies;
     std::vector<Obstacle> obstacles;
