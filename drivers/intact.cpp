@@ -12,7 +12,8 @@
 //   3. build, partition and distribute the mesh; build the halo plan; prepare the output folder;
 //   4. take the time steps, writing output, metrics and checkpoints (--restart: continue from the newest
 //      checkpoint in the output folder); SIGTERM/SIGUSR1 stop after the current step with a checkpoint.
-// Input errors stop every rank with one message naming the file, the key and the fix, exit status 2.
+// Input errors stop every rank with one message naming the file, the key and the fix, exit status 2; a
+// run stopped by a signal (checkpoint written) ends with exit status 3.
 #include "comm/collectives.hpp"
 #include "intact/config.hpp"
 #include "partition/dual_graph.hpp"
@@ -44,8 +45,11 @@
 
 namespace {
 
-/// Exit status for bad input (command line, scene, meshes); internal failures end with MPI_Abort.
+/// Exit status for bad input (command line, scene, meshes); internal failures end with MPI_Abort (1).
 constexpr int exit_input = 2;
+/// Exit status of a run stopped on request (SIGTERM, SIGUSR1) after writing its checkpoint: not a failure,
+/// and not finished either; `intact run --restart` continues it.
+constexpr int exit_stopped = 3;
 
 const char* usage_text =
     "usage:\n"
@@ -203,8 +207,7 @@ int run(const Arguments& args, MPI_Comm comm, const char* program) {
         intact::log::info() << "continue with: mpirun -n " << ranks << " " << program << " run --restart "
                             << simulation.output_dir();
     }
-    // A stop on SIGTERM/SIGUSR1 is a success: the checkpoint is written and the message says how to go on.
-    return 0;
+    return simulation.stopped() ? exit_stopped : 0;
 }
 
 // `intact partition`: serial work on rank 0; other ranks only wait for the verdict.

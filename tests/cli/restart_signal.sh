@@ -3,7 +3,8 @@
 #   1. an uninterrupted run (the reference);
 #   2. the same run stopped by a signal after a few steps: SIGUSR1 to mpirun (which forwards it to every
 #      rank, as srun does), or with SIGNAL=TERM, SIGTERM to ONE rank's process only (the ranks must agree
-#      and all stop after the same step). The job must exit 0 and say how to go on;
+#      and all stop after the same step). The job must exit 3 (stopped on request) and print the command
+#      that continues it;
 #   3. a restart with a changed scene key: refused (exit 2, the key named), the output left as it was;
 #   4. the restart to the end, given neither the scene nor the first run's --set keys: the checkpoint
 #      records them, so it ends at the first run's time.steps (not the scene's own time.end);
@@ -57,7 +58,7 @@ else
 fi
 status=0
 wait "$job" || status=$?
-((status == 0)) || fail "the signalled run exited with status $status, expected 0"
+((status == 3)) || fail "the signalled run exited with status $status, expected 3 (stopped on request)"
 grep -q "stopped by SIG$signal after step" "$out/first.log" || fail "no 'stopped by SIG$signal' message"
 grep -q -- "continue with: mpirun -n $np .*intact run --restart $out/run\$" "$out/first.log" ||
   fail "the stop message does not give the command that continues the run"
