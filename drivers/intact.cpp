@@ -328,10 +328,11 @@ int main(int argc, char** argv) {
             throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);
         }
     } catch (const intact::InputError& error) {
-        // Every rank reaches here with the same message (agreed collectively upstream) and prints it, so
-        // each rank's log says why it stopped; no MPI_Abort, no core dump, finished output untouched.
-        std::fprintf(stderr, "intact: error (rank %d of %d): %s\n", runtime.rank(), runtime.size(),
-                     error.what());
+        // Every rank reaches here with the same message (agreed collectively upstream): rank 0 prints it
+        // once, and every rank ends with the same status; no MPI_Abort, no core dump, output untouched.
+        if (runtime.rank() == 0) {
+            std::fprintf(stderr, "intact: error: %s\n", error.what());
+        }
         status = exit_input;
     }
     return status;

@@ -79,11 +79,15 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 std::string input_error_message(const std::string& file,
                                 const std::string& key_path,
                                 const std::string& problem,
-                                const std::string& fix) {
+                                const std::string& fix,
+                                const std::string& subject) {
     std::ostringstream message;
     message << "scene '" << file << "'";
     if (!key_path.empty()) {
         message << ": key '" << key_path << "'";
+    }
+    if (!subject.empty()) {
+        message << " (" << subject << ")";
     }
     message << ": " << problem;
     if (!fix.empty()) {
@@ -126,7 +130,7 @@ std::string JsonObject::key_path(const std::string& key) const {
 }
 
 void JsonObject::fail(const std::string& key, const std::string& problem, const std::string& fix) const {
-    throw InputError(input_error_message(m_file, key_path(key), problem, fix));
+    throw InputError(input_error_message(m_file, key_path(key), problem, fix, m_subject));
 }
 
 const nlohmann::json& JsonObject::member(const std::string& key) {
@@ -234,13 +238,17 @@ JsonObject JsonObject::object(const std::string& key) {
     if (!has(key)) {
         fail_missing(key, "\"" + key + "\": { ... }");
     }
-    return JsonObject(member(key), m_file, key_path(key), (*m_resolved)[key]);
+    JsonObject child(member(key), m_file, key_path(key), (*m_resolved)[key]);
+    child.m_subject = m_subject;
+    return child;
 }
 
 JsonObject JsonObject::optional_object(const std::string& key) {
     static const nlohmann::json empty = nlohmann::json::object();
     const nlohmann::json& value = has(key) ? member(key) : empty;
-    return JsonObject(value, m_file, key_path(key), (*m_resolved)[key]);
+    JsonObject child(value, m_file, key_path(key), (*m_resolved)[key]);
+    child.m_subject = m_subject;
+    return child;
 }
 
 std::vector<JsonObject> JsonObject::objects(const std::string& key) {
@@ -259,6 +267,7 @@ std::vector<JsonObject> JsonObject::objects(const std::string& key) {
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
         result.emplace_back(list[i], m_file, key_path(key) + "[" + std::to_string(i) + "]", resolved_list[i]);
+        result.back().m_subject = m_subject;
     }
     return result;
 }

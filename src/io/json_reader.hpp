@@ -33,6 +33,9 @@ public:
     JsonObject(const nlohmann::json& value, std::string file, std::string path, nlohmann::json& resolved);
 
     const std::string& path() const { return m_path; }
+    /// What the messages about this object's keys (and its children's, made after this call) add after
+    /// the key path, e.g. `body "ball"`.
+    void set_subject(std::string subject) { m_subject = std::move(subject); }
     const std::string& file() const { return m_file; }
     bool has(const std::string& key) const;
 
@@ -67,6 +70,7 @@ private:
     std::string m_file;
     std::string m_path;
     std::string m_pattern; ///< m_path with array indices as `[]`, as in the key table
+    std::string m_subject; ///< see set_subject
     nlohmann::json* m_resolved;
     std::string known_keys() const;
     std::string unread_keys() const;
@@ -83,11 +87,13 @@ private:
     std::set<std::string> m_used; ///< keys read
 };
 
-/// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`.
+/// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`, or with a subject
+/// `scene 'FILE': key 'PATH' (SUBJECT): PROBLEM; fix: FIX`.
 std::string input_error_message(const std::string& file,
                                 const std::string& key_path,
                                 const std::string& problem,
-                                const std::string& fix);
+                                const std::string& fix,
+                                const std::string& subject = "");
 
 /// Apply one `--set key.path=value` override to a JSON document. Path parts are object keys or array
 /// indices (`bodies.0.material.density=500`). The value is parsed as JSON when it is valid JSON (numbers,

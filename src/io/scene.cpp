@@ -375,7 +375,11 @@ Material read_material(JsonObject& body) {
 
 Body read_body(JsonObject& object, std::size_t index, const std::string& directory) {
     Body body;
+    body.named = object.has("name");
     body.name = object.optional<std::string>("name", "body" + std::to_string(index));
+    if (body.named) {
+        object.set_subject("body \"" + body.name + "\""); // named in the messages about its keys
+    }
     body.mesh = read_mesh_source(object, directory);
     body.scale = object.optional_uniform_or_vec3("scale", 1.0);
     for (int d = 0; d < 3; ++d) {
@@ -480,6 +484,11 @@ Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
 }
 
 } // namespace
+
+std::string body_label(const Body& body, std::size_t index) {
+    const std::string label = "bodies[" + std::to_string(index) + "]";
+    return body.named ? label + " (\"" + body.name + "\")" : label;
+}
 
 Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     Scene scene;

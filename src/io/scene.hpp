@@ -98,6 +98,7 @@ struct MeshSource {
 
 struct Body {
     std::string name;
+    bool named = false; ///< whether the scene gave the name (else it is body<i>)
     MeshSource mesh;
     Vec3 scale{1.0, 1.0, 1.0};        ///< per axis, applied first
     Vec3 rotate_deg{};                ///< Euler angles in degrees about x, then y, then z, applied second
@@ -273,6 +274,9 @@ struct Scene {
         return all;
     }
 };
+
+/// How messages name body `index`: `bodies[2] ("ball")`, or `bodies[2]` when the scene gave no name.
+std::string body_label(const Body& body, std::size_t index);
 
 /// Parse and validate a scene document. `file` is used in messages and to resolve relative mesh paths.
 /// Throws InputError. Host, serial.
