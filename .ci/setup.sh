@@ -39,14 +39,14 @@ timed() {
 
 # 1. Debian packages: installed only when missing, so a second run touches nothing.
 # paraview, xvfb, xauth and python3-matplotlib serve the integration tests (ParaView checks, scaling
-# plot); slurm/test_cluster.sh installs slurm-wlm and munge itself. python3-paraview is not listed:
-# it conflicts with libvtk9-dev, so tests/integration/paraview.sh unpacks it privately.
+# plot), python3-jsonschema the scene schema check; slurm/test_cluster.sh installs slurm-wlm and munge
+# itself. python3-paraview is not listed: it conflicts with libvtk9-dev, so tests/integration/paraview.sh unpacks it privately.
 # ccache keeps compiled objects outside the clone, so a fresh clone on a machine that built Intact
 # before recompiles only what changed.
 packages=(build-essential cmake pkg-config dpkg-dev openmpi-bin libopenmpi-dev libmetis-dev
   libeigen3-dev libvtk9-dev nlohmann-json3-dev libgtest-dev clang-format gmsh patch python3 ccache)
 if [[ $mode == test ]]; then
-  packages+=(paraview xvfb xauth python3-matplotlib mkdocs)
+  packages+=(paraview xvfb xauth python3-matplotlib mkdocs python3-jsonschema)
 fi
 missing=()
 for p in "${packages[@]}"; do

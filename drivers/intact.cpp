@@ -12,7 +12,8 @@
 //   3. build, partition and distribute the mesh; build the halo plan; prepare the output folder;
 //   4. take the time steps, writing output, metrics and checkpoints (--restart: continue from the newest
 //      checkpoint in the output folder); SIGTERM/SIGUSR1 stop after the current step with a checkpoint.
-// Input errors stop every rank with one message naming the file, the key and the fix, exit status 2.
+// Input errors stop every rank with one message naming the file, the key and the fix, exit status 2; a
+// run stopped by a signal (checkpoint written) ends with exit status 3.
 #include "comm/collectives.hpp"
 #include "intact/config.hpp"
 #include "partition/dual_graph.hpp"
@@ -24,8 +25,10 @@
 #include "src/core/log.hpp"
 #include "src/core/runtime.hpp"
 #include "src/core/stop_signals.hpp"
+#include "src/io/checkpoint.hpp"
 #include "src/io/mesh_reader.hpp"
 #include "src/io/scene.hpp"
+#include "src/io/scene_keys.hpp"
 #include "src/mesh/scene_mesh.hpp"
 #include "src/simulation.hpp"
 #include "src/tools/ccd_bench.hpp"
@@ -42,23 +45,30 @@
 
 namespace {
 
-/// Exit status for bad input (command line, scene, meshes); internal failures end with MPI_Abort.
+/// Exit status for bad input (command line, scene, meshes); internal failures end with MPI_Abort (1).
 constexpr int exit_input = 2;
+/// Exit status of a run stopped on request (SIGTERM, SIGUSR1) after writing its checkpoint: not a failure,
+/// and not finished either; `intact run --restart` continues it.
+constexpr int exit_stopped = 3;
 
 const char* usage_text =
     "usage:\n"
-    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE] [--restart DIR]\n"
+    "  intact run SCENE.json [--output DIR] [--set key.path=value ...] [--partition FILE]\n"
+    "  intact run [SCENE.json] --restart DIR [--set key.path=value ...] [--partition FILE]\n"
     "  intact partition MESH_OR_SCENE -n P [--output FILE] [--set key.path=value ...]\n"
     "  intact check OUTPUT_DIR\n"
     "  intact geometry < queries.txt\n"
     "  intact ccd-bench DIR\n"
+    "  intact schema\n"
     "  intact --version | --help\n"
     "\n"
     "run        simulate SCENE.json on all MPI ranks; results in DIR (default: the scene's output.dir)\n"
     "           --set overrides a scene key (repeatable), e.g. --set time.dt=0.005 --set "
     "bodies.0.velocity=[0,0,-1]\n"
     "           --partition uses a partition written by `intact partition` instead of running METIS\n"
-    "           --restart continues the run in DIR from its newest checkpoint, into DIR (any rank count)\n"
+    "           --restart continues the run in DIR from its newest checkpoint, into DIR (any rank count), "
+    "with\n"
+    "           the scene and --set keys it was started with; keys set again here replace those\n"
     "partition  split a mesh file (.msh .mesh .node/.ele .vtu .vtk) or a scene's combined mesh into P parts\n"
     "           with METIS and write them to FILE (default: <input>.part.<P>)\n"
     "check      report intersecting surface triangles, inverted tetrahedra and bodies touching or passing\n"
@@ -66,7 +76,8 @@ const char* usage_text =
     "geometry   answer distance, barrier and CCD queries read from standard input, one line each\n"
     "           (pt_dist, ee_dist, barrier, pt_ccd_raw, ee_ccd_raw; see README)\n"
     "ccd-bench  run the CCD over benchmark query files (CSV, Wang et al. 2021) under DIR and report false\n"
-    "           negatives, false positives and ns per query\n";
+    "           negatives, false positives and ns per query\n"
+    "schema     print the JSON Schema of scene files (draft 2020-12; also docs/scene.schema.json)\n";
 
 struct Arguments {
     std::string command;
@@ -126,6 +137,10 @@ Arguments parse_arguments(int argc, char** argv) {
     if (args.command == "partition" && !args.partition.empty()) {
         throw intact::InputError("--partition belongs to `intact run`\n" + std::string(usage_text));
     }
+    if (args.command == "schema" &&
+        (args.parts != 0 || !args.partition.empty() || !args.output.empty() || !args.overrides.empty())) {
+        throw intact::InputError("`intact schema` takes no options\n" + std::string(usage_text));
+    }
     if (args.command != "run" && !args.restart.empty()) {
         throw intact::InputError("--restart belongs to `intact run`\n" + std::string(usage_text));
     }
@@ -137,11 +152,34 @@ Arguments parse_arguments(int argc, char** argv) {
     return args;
 }
 
-int run(const Arguments& args, MPI_Comm comm) {
-    if (args.input.empty()) {
+int run(const Arguments& args, MPI_Comm comm, const char* program) {
+    const bool restart = !args.restart.empty();
+    std::string scene_file = args.input;
+    std::vector<std::string> overrides;
+    if (restart) {
+        // The run goes on with the scene and the `--set` overrides it was started with, as its checkpoints
+        // record them; a scene or keys given on this command line replace those.
+        const nlohmann::json command = intact::io::recorded_command(comm, args.restart);
+        if (!command.is_null()) {
+            if (scene_file.empty()) {
+                scene_file = command.at("scene").get<std::string>();
+            }
+            overrides = command.at("overrides").get<std::vector<std::string>>();
+        } else if (scene_file.empty()) {
+            const std::string missing = intact::io::describe_missing_checkpoint(args.restart);
+            throw intact::InputError(
+                "--restart " + args.restart + ": " +
+                (missing.empty()
+                     ? "its checkpoint does not record the run's scene (an older Intact wrote it); "
+                       "fix: give the scene and the --set keys the run was started with: intact "
+                       "run SCENE.json --restart " +
+                           args.restart
+                     : "no usable checkpoint: " + missing));
+        }
+    } else if (scene_file.empty()) {
         throw intact::InputError(std::string("run needs a scene file\n") + usage_text);
     }
-    std::vector<std::string> overrides = args.overrides;
+    overrides.insert(overrides.end(), args.overrides.begin(), args.overrides.end());
     if (!args.partition.empty()) {
         overrides.push_back("partition.file=\"" + args.partition + "\"");
     }
@@ -149,7 +187,7 @@ int run(const Arguments& args, MPI_Comm comm) {
     intact::io::Scene scene;
     std::string error;
     try {
-        scene = intact::io::load_scene(args.input, overrides);
+        scene = intact::io::load_scene(scene_file, overrides);
     } catch (const intact::InputError& e) {
         error = e.what();
     }
@@ -160,12 +198,16 @@ int run(const Arguments& args, MPI_Comm comm) {
     if (!args.partition.empty()) {
         scene.partition_file = args.partition; // as given on the command line, relative to the working folder
     }
-    const bool restart = !args.restart.empty();
     intact::Simulation simulation(comm, std::move(scene), restart ? args.restart : args.output, restart);
     simulation.run();
     intact::log::info() << "open in ParaView: " << simulation.pvd_path();
-    // A stop on SIGTERM/SIGUSR1 is a success: the checkpoint is written and the message says how to go on.
-    return 0;
+    if (simulation.stopped()) {
+        int ranks = 1;
+        INTACT_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+        intact::log::info() << "continue with: mpirun -n " << ranks << " " << program << " run --restart "
+                            << simulation.output_dir();
+    }
+    return simulation.stopped() ? exit_stopped : 0;
 }
 
 // `intact partition`: serial work on rank 0; other ranks only wait for the verdict.
@@ -226,6 +268,12 @@ int serial_tool(const Arguments& args, MPI_Comm comm, int rank) {
                     throw intact::InputError(std::string("check needs an output folder\n") + usage_text);
                 }
                 status = intact::tools::check_output(args.input, std::cout).clean() ? 0 : 1;
+            } else if (args.command == "schema") {
+                if (!args.input.empty()) {
+                    throw intact::InputError("schema takes no argument, got '" + args.input + "'\n" +
+                                             usage_text);
+                }
+                std::cout << intact::io::scene_json_schema().dump(2) << "\n";
             } else if (args.command == "geometry") {
                 status = intact::tools::run_geometry_probe(std::cin, std::cout);
             } else {
@@ -275,19 +323,21 @@ int main(int argc, char** argv) {
             intact::log::info() << "intact " << INTACT_VERSION << " on " << runtime.size() << " rank(s):\n"
                                 << placement.substr(0, placement.empty() ? 0 : placement.size() - 1);
             // 3-4. Set up and run.
-            status = run(args, comm);
+            status = run(args, comm, argv[0]);
         } else if (args.command == "partition") {
             status = partition(args, comm, runtime.rank());
-        } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench") {
+        } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench" ||
+                   args.command == "schema") {
             status = serial_tool(args, comm, runtime.rank());
         } else {
             throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);
         }
     } catch (const intact::InputError& error) {
-        // Every rank reaches here with the same message (agreed collectively upstream) and prints it, so
-        // each rank's log says why it stopped; no MPI_Abort, no core dump, finished output untouched.
-        std::fprintf(stderr, "intact: error (rank %d of %d): %s\n", runtime.rank(), runtime.size(),
-                     error.what());
+        // Every rank reaches here with the same message (agreed collectively upstream): rank 0 prints it
+        // once, and every rank ends with the same status; no MPI_Abort, no core dump, output untouched.
+        if (runtime.rank() == 0) {
+            std::fprintf(stderr, "intact: error: %s\n", error.what());
+        }
         status = exit_input;
     }
     return status;

@@ -110,9 +110,9 @@ void warn_about_sweeps(MPI_Comm comm, const io::Scene& scene, const LocalMesh& m
         const double predicted = 4.0 * ratio;
         if (predicted > cap) {
             log::warn()
-                << "stencil_descent: body '" << scene.bodies[b].name << "' (E = " << material.youngs_modulus
-                << " Pa, elements of about " << size << " m) needs about " << predicted
-                << " sweeps per step at time.dt = " << scene.dt
+                << "stencil_descent: " << io::body_label(scene.bodies[b], b)
+                << " (E = " << material.youngs_modulus << " Pa, elements of about " << size
+                << " m) needs about " << predicted << " sweeps per step at time.dt = " << scene.dt
                 << " s (a rigid motion shrinks by about rho l^2 / (dt^2 E) = " << 1.0 / ratio
                 << " per sweep), above solver.stencil_descent.max_sweeps = " << cap
                 << ": its steps will end at the cap, not converged. Use solver.type \"ipc\" or \"bal\" "
@@ -202,6 +202,11 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
     m_local = distribute_mesh(comm, scene_mesh, parts);
     if (m_scene.contact.enabled) {
         m_surface = std::make_unique<contact::ContactSurface>(comm, scene_mesh, m_scene.obstacles, m_local);
+        std::vector<std::string> labels;
+        for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
+            labels.push_back(io::body_label(m_scene.bodies[b], b));
+        }
+        m_surface->set_body_labels(std::move(labels));
         if (m_rank == 0 && !m_scene.obstacles.empty()) {
             m_obstacle_output = std::make_unique<io::ObstacleOutput>(scene_mesh, m_scene);
         }
@@ -347,10 +352,6 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
 void Simulation::check_initial_contact(double dhat) {
     // IPC needs a feasible start: every distance positive (contact/initial_contact.hpp). Between 0 and d̂
     // the barrier is finite, so such a start is run, with the closest pair named.
-    std::string names;
-    for (std::size_t b = 0; b < m_scene.bodies.size(); ++b) {
-        names += (b == 0 ? "" : ", ") + std::to_string(b) + " = '" + m_scene.bodies[b].name + "'";
-    }
     std::string crossing;
     if (m_rank == 0) {
         crossing = contact::first_meeting_triangles(*m_surface);
@@ -360,15 +361,13 @@ void Simulation::check_initial_contact(double dhat) {
     if (!crossing.empty() || closest.distance == 0.0) {
         throw InputError(io::input_error_message(
             m_scene.file, "bodies",
-            "the initial state touches or intersects: " + (crossing.empty() ? closest.text : crossing) +
-                " (bodies: " + names + ")",
+            "the initial state touches or intersects: " + (crossing.empty() ? closest.text : crossing),
             "move the bodies (and obstacles) apart; a gap smaller than dhat = " + std::to_string(dhat) +
                 " m is allowed"));
     }
     if (closest.distance < dhat) {
         log::warn() << "the initial state is closer than dhat = " << dhat << " m: " << closest.text
-                    << " (bodies: " << names
-                    << "); the barrier is finite there and pushes the pair apart in the first steps";
+                    << "; the barrier is finite there and pushes the pair apart in the first steps";
     }
 }
 
@@ -419,8 +418,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         }
         if (m_stop_signal != 0 && n < m_scene.steps) {
             log::info() << "stopped by " << StopSignals::name(m_stop_signal) << " after step " << m_step
-                        << " of " << m_scene.steps << " (t " << m_time << " s); continue with: intact run "
-                        << m_scene.file << " --restart " << m_output_dir;
+                        << " of " << m_scene.steps << " (t " << m_time << " s)";
             break;
         }
     }
@@ -457,6 +455,23 @@ bool Simulation::checkpoint_is_due(bool last_step) {
     return m_stop_signal != 0 || agreed[1] != 0 || by_steps || at_end;
 }
 
+nlohmann::json Simulation::recorded_command() const {
+    // Each key path once, its last assignment (a restart line's override comes after the recorded one). A
+    // partition belongs to a rank count, and a restart may use another, so `partition.*` is not recorded.
+    std::vector<std::string> overrides;
+    for (auto it = m_scene.overrides.rbegin(); it != m_scene.overrides.rend(); ++it) {
+        const std::string key = it->substr(0, it->find('='));
+        const bool later = std::any_of(overrides.begin(), overrides.end(),
+                                       [&](const std::string& o) { return o.substr(0, o.find('=')) == key; });
+        if (!later && key.rfind("partition.", 0) != 0) {
+            overrides.insert(overrides.begin(), *it);
+        }
+    }
+    std::error_code ec;
+    const fs::path scene = fs::absolute(m_scene.file, ec);
+    return {{"scene", ec ? m_scene.file : scene.lexically_normal().string()}, {"overrides", overrides}};
+}
+
 void Simulation::write_checkpoint() {
     Kokkos::Timer timer;
     io::CheckpointWriter out(owned_ids());
@@ -471,6 +486,7 @@ void Simulation::write_checkpoint() {
     info.ranks = m_size;
     info.mesh_hash = m_mesh_hash;
     info.scene = io::compared_scene(m_scene.resolved);
+    info.command = recorded_command();
     const std::string folder = io::write_checkpoint(m_comm, m_output_dir, out, info);
     m_since_checkpoint.reset();
     log::info() << "checkpoint after step " << m_step << ": " << (fs::path(m_output_dir) / folder).string()

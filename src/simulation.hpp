@@ -71,7 +71,9 @@ public:
     int current_step() const { return m_step; }
     double current_time() const { return m_time; }
 
-    /// Write a checkpoint of the current state now. Collective.
+    /// Write a checkpoint of the current state now, with the scene file and `--set` overrides the run was
+    /// started with, so that `intact run --restart DIR` continues it as started.
+    /// Collective.
     void write_checkpoint();
 
     /// Take the current positions and velocities as the integrator's start (Newmark's a⁰, A-search's
@@ -141,6 +143,8 @@ private:
     /// The reference method's energy account of the step's start (after its solve: its weights).
     solver::EnergyAccount reference_start_account();
     solver::EnergyAccount energy_account_of(const NodeField& x, const NodeField& v) const;
+    /// The checkpoint's record of how the run was started: the scene file (absolute) and its overrides.
+    nlohmann::json recorded_command() const;
     bool checkpoint_is_due(bool last_step);
     std::vector<GlobalId> owned_ids() const;
 

@@ -87,6 +87,13 @@ public:
     const std::vector<GlobalId>& vertex_gid() const { return m_vertex_gid; }
     /// Per row: body index, or −1 − k for a row of obstacle k.
     const std::vector<int>& vertex_body() const { return m_vertex_body; }
+    /// How messages name the bodies (io::body_label), set by the simulation; body b is `bodies[b]` without.
+    void set_body_labels(std::vector<std::string> labels) { m_body_labels = std::move(labels); }
+    std::string body_label(int body) const {
+        return static_cast<std::size_t>(body) < m_body_labels.size()
+                   ? m_body_labels[static_cast<std::size_t>(body)]
+                   : "bodies[" + std::to_string(body) + "]";
+    }
     /// Per row: 1 when its motion is prescribed (fixed or moving nodes, obstacles).
     const std::vector<char>& vertex_constrained() const { return m_vertex_constrained; }
     /// Per row: the obstacle's own Coulomb μ, or −1 (body rows, obstacles without `friction`).
@@ -188,6 +195,7 @@ private:
     int m_num_body_vertices = 0;
     std::vector<GlobalId> m_vertex_gid;
     std::vector<int> m_vertex_body;
+    std::vector<std::string> m_body_labels;
     std::vector<char> m_vertex_constrained;
     std::vector<int> m_vertex_motion;      ///< per row: moving box of a body row, or −1
     std::vector<double> m_vertex_friction; ///< per row: obstacle μ or −1

@@ -10,12 +10,12 @@ namespace intact::contact {
 
 namespace {
 
-// "body B triangle (nodes a, b, c)" or "obstacles[k] triangle (vertices a, b, c)".
+// "bodies[b] ("name") triangle (nodes a, b, c)" or "obstacles[k] triangle (vertices a, b, c)".
 std::string describe_triangle(const ContactSurface& surface, const std::array<int, 3>& triangle) {
     const int body = surface.vertex_body()[static_cast<std::size_t>(triangle[0])];
     std::ostringstream text;
     if (body >= 0) {
-        text << "body " << body << " triangle (nodes";
+        text << surface.body_label(body) << " triangle (nodes";
     } else {
         text << "obstacles[" << -1 - body << "] triangle (vertices";
     }
@@ -33,7 +33,7 @@ std::string describe_surface_row(const ContactSurface& surface, int row) {
     const auto& body_of = surface.vertex_body();
     const int body = body_of[static_cast<std::size_t>(row)];
     if (body >= 0) {
-        return "body " + std::to_string(body) + " node " +
+        return surface.body_label(body) + " node " +
                std::to_string(surface.vertex_gid()[static_cast<std::size_t>(row)]);
     }
     int first = row; // obstacle rows of one obstacle are contiguous

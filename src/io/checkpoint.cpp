@@ -107,6 +107,15 @@ std::int64_t folder_step(const std::string& name) {
     return std::stoll(name.substr(5));
 }
 
+// Rank 0's `text` on every rank. Collective.
+std::string broadcast_text(MPI_Comm comm, std::string text) {
+    int length = static_cast<int>(text.size());
+    INTACT_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
+    text.resize(static_cast<std::size_t>(length));
+    INTACT_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
+    return text;
+}
+
 // Checkpoint folders under `output_dir`, newest first, with whether their manifest exists.
 std::vector<std::pair<std::int64_t, bool>> list_checkpoints(const std::string& output_dir) {
     std::vector<std::pair<std::int64_t, bool>> found;
@@ -144,14 +153,18 @@ void prune_checkpoints(const std::string& output_dir, std::int64_t newest) {
 }
 
 nlohmann::json manifest_of(const CheckpointInfo& info) {
-    return {{"format", "intact checkpoint"},
-            {"version", k_version},
-            {"step", info.step},
-            {"time", info.time},
-            {"ranks", info.ranks},
-            {"scene_hash", hex(info.scene_hash)},
-            {"mesh_hash", hex(info.mesh_hash)},
-            {"scene", info.scene}};
+    nlohmann::json manifest = {{"format", "intact checkpoint"},
+                               {"version", k_version},
+                               {"step", info.step},
+                               {"time", info.time},
+                               {"ranks", info.ranks},
+                               {"scene_hash", hex(info.scene_hash)},
+                               {"mesh_hash", hex(info.mesh_hash)},
+                               {"scene", info.scene}};
+    if (!info.command.is_null()) {
+        manifest["command"] = info.command;
+    }
+    return manifest;
 }
 
 // Parse a manifest; returns "" or what is wrong.
@@ -168,6 +181,7 @@ std::string info_of(const std::string& text, CheckpointInfo& info) {
         info.scene_hash = std::stoull(manifest.at("scene_hash").get<std::string>(), nullptr, 16);
         info.mesh_hash = std::stoull(manifest.at("mesh_hash").get<std::string>(), nullptr, 16);
         info.scene = manifest.at("scene");
+        info.command = manifest.value("command", nlohmann::json());
     } catch (const std::exception& e) {
         return std::string("manifest.json cannot be read: ") + e.what();
     }
@@ -279,6 +293,47 @@ std::string checkpoint_folder(std::int64_t step) {
     std::ostringstream name;
     name << "checkpoints/step_" << std::setw(9) << std::setfill('0') << step;
     return name.str();
+}
+
+std::string describe_missing_checkpoint(const std::string& output_dir) {
+    std::error_code ec;
+    if (!fs::is_directory(output_dir, ec)) {
+        return "the folder " + output_dir +
+               " does not exist; fix: give the output folder of the run to continue (its --output, or its "
+               "scene's output.dir)";
+    }
+    const auto found = list_checkpoints(output_dir);
+    if (found.empty()) {
+        return (fs::path(output_dir) / "checkpoints").string() +
+               " holds no checkpoint: the run wrote none; fix: start the run anew without --restart, with "
+               "output.checkpoint_every or output.checkpoint_seconds so that it writes some (a stop by "
+               "SIGUSR1 or SIGTERM writes one too)";
+    }
+    if (std::none_of(found.begin(), found.end(), [](const auto& f) { return f.second; })) {
+        return "the checkpoint " + checkpoint_folder(found.front().first) +
+               " is incomplete (no manifest.json: the job ended while writing it) and no earlier one is "
+               "complete; fix: start the run anew without --restart";
+    }
+    return {};
+}
+
+nlohmann::json recorded_command(MPI_Comm comm, const std::string& output_dir) {
+    int rank = 0;
+    INTACT_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    nlohmann::json command;
+    if (rank == 0) {
+        for (const auto& [step, complete] : list_checkpoints(output_dir)) {
+            std::string text;
+            CheckpointInfo info;
+            if (complete &&
+                read_file(fs::path(output_dir) / checkpoint_folder(step) / "manifest.json", text).empty() &&
+                info_of(text, info).empty()) {
+                command = info.command;
+                break;
+            }
+        }
+    }
+    return nlohmann::json::parse(broadcast_text(comm, command.dump()));
 }
 
 nlohmann::json compared_scene(const nlohmann::json& resolved) {
@@ -468,12 +523,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm,
             }
         }
     }
-    std::string text = candidates.dump();
-    int length = static_cast<int>(text.size());
-    INTACT_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
-    text.resize(static_cast<std::size_t>(length));
-    INTACT_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
-    candidates = nlohmann::json::parse(text);
+    candidates = nlohmann::json::parse(broadcast_text(comm, candidates.dump()));
 
     // 2. The newest one whose files all read back whole: old rank j's file is read by rank j mod size
     //    (and rank 0's also by ranks that hold no file, for the replicated values).
@@ -513,12 +563,13 @@ CheckpointReader::CheckpointReader(MPI_Comm comm,
                     << "); trying an older one";
         tried += "\n  " + info.folder + ": " + problem;
     }
-    throw InputError(
-        "--restart " + output_dir + ": no usable checkpoint in " +
-        (fs::path(output_dir) / "checkpoints").string() +
-        (tried.empty() ? std::string(" (none complete: no manifest.json)") : ":" + tried) +
-        "\nfix: start the run anew without --restart, or give the output folder of a run that wrote "
-        "checkpoints (output.checkpoint_every, output.checkpoint_seconds, or SIGUSR1/SIGTERM)");
+    if (tried.empty()) {
+        throw InputError("--restart " + output_dir +
+                         ": no usable checkpoint: " + describe_missing_checkpoint(output_dir));
+    }
+    throw InputError("--restart " + output_dir + ": no usable checkpoint in " +
+                     (fs::path(output_dir) / "checkpoints").string() + ":" + tried +
+                     "\nfix: start the run anew without --restart (every complete checkpoint is damaged)");
 }
 
 std::string CheckpointReader::file_path(int rank) const {

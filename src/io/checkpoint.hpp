@@ -45,7 +45,10 @@ struct CheckpointInfo {
     std::uint64_t scene_hash = 0; ///< FNV-1a of `scene` dumped (set by write_checkpoint)
     std::uint64_t mesh_hash = 0;  ///< mesh_fingerprint of the run that wrote it
     nlohmann::json scene;         ///< compared_scene of the resolved scene
-    std::string folder;           ///< checkpoints/step_NNNNNNNNN (set when found or written)
+    /// How the run was started: {"scene": absolute path, "overrides": ["key.path=value", ...]}, so that
+    /// `intact run --restart DIR` continues it as started; null when not recorded.
+    nlohmann::json command;
+    std::string folder; ///< checkpoints/step_NNNNNNNNN (set when found or written)
 };
 
 /// The part of a resolved scene a restart must keep: everything but `output`, `time.end`, `time.steps`,
@@ -152,6 +155,15 @@ private:
     std::map<int, CheckpointFile> m_files; ///< the old ranks' files this rank read (old rank → file)
     bool m_same_partition = false;         ///< every rank holds its own old file with its own nodes
 };
+
+/// Why `output_dir` holds no complete checkpoint, as "PROBLEM; fix: FIX": the folder does not exist, it
+/// holds no checkpoint (the run wrote none), or its checkpoints are incomplete (no manifest.json: the job
+/// ended while writing). "" when a complete checkpoint exists. Host.
+std::string describe_missing_checkpoint(const std::string& output_dir);
+
+/// The `command` of the newest complete checkpoint under `output_dir` (null when there is none, or it
+/// records none). Rank 0 reads it; every rank gets the same. Collective.
+nlohmann::json recorded_command(MPI_Comm comm, const std::string& output_dir);
 
 /// "checkpoints/step_000000120" relative to the output folder.
 std::string checkpoint_folder(std::int64_t step);

@@ -1,5 +1,7 @@
 #include "src/io/json_reader.hpp"
 
+#include "src/io/scene_keys.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -77,11 +79,15 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 std::string input_error_message(const std::string& file,
                                 const std::string& key_path,
                                 const std::string& problem,
-                                const std::string& fix) {
+                                const std::string& fix,
+                                const std::string& subject) {
     std::ostringstream message;
     message << "scene '" << file << "'";
     if (!key_path.empty()) {
         message << ": key '" << key_path << "'";
+    }
+    if (!subject.empty()) {
+        message << " (" << subject << ")";
     }
     message << ": " << problem;
     if (!fix.empty()) {
@@ -94,7 +100,8 @@ JsonObject::JsonObject(const nlohmann::json& value,
                        std::string file,
                        std::string path,
                        nlohmann::json& resolved)
-    : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_resolved(&resolved) {
+    : m_value(&value), m_file(std::move(file)), m_path(std::move(path)), m_pattern(scene_key_pattern(m_path)),
+      m_resolved(&resolved) {
     if (!value.is_object()) {
         throw InputError(input_error_message(m_file, m_path,
                                              std::string("must be an object, got ") + type_name(value),
@@ -105,8 +112,16 @@ JsonObject::JsonObject(const nlohmann::json& value,
     }
 }
 
+void JsonObject::require_in_table(const std::string& key) const {
+    const std::string pattern = m_pattern.empty() ? key : m_pattern + "." + key;
+    INTACT_REQUIRE(find_scene_key(pattern) != nullptr, "the scene reader reads '"
+                                                           << pattern
+                                                           << "', which the scene key table lacks; add it to "
+                                                              "src/io/scene_keys.cpp");
+}
+
 bool JsonObject::has(const std::string& key) const {
-    m_known.insert(key);
+    require_in_table(key);
     return m_value->contains(key);
 }
 
@@ -115,11 +130,11 @@ std::string JsonObject::key_path(const std::string& key) const {
 }
 
 void JsonObject::fail(const std::string& key, const std::string& problem, const std::string& fix) const {
-    throw InputError(input_error_message(m_file, key_path(key), problem, fix));
+    throw InputError(input_error_message(m_file, key_path(key), problem, fix, m_subject));
 }
 
 const nlohmann::json& JsonObject::member(const std::string& key) {
-    m_known.insert(key);
+    require_in_table(key);
     m_used.insert(key);
     return m_value->at(key);
 }
@@ -223,13 +238,17 @@ JsonObject JsonObject::object(const std::string& key) {
     if (!has(key)) {
         fail_missing(key, "\"" + key + "\": { ... }");
     }
-    return JsonObject(member(key), m_file, key_path(key), (*m_resolved)[key]);
+    JsonObject child(member(key), m_file, key_path(key), (*m_resolved)[key]);
+    child.m_subject = m_subject;
+    return child;
 }
 
 JsonObject JsonObject::optional_object(const std::string& key) {
     static const nlohmann::json empty = nlohmann::json::object();
     const nlohmann::json& value = has(key) ? member(key) : empty;
-    return JsonObject(value, m_file, key_path(key), (*m_resolved)[key]);
+    JsonObject child(value, m_file, key_path(key), (*m_resolved)[key]);
+    child.m_subject = m_subject;
+    return child;
 }
 
 std::vector<JsonObject> JsonObject::objects(const std::string& key) {
@@ -248,6 +267,7 @@ std::vector<JsonObject> JsonObject::objects(const std::string& key) {
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
         result.emplace_back(list[i], m_file, key_path(key) + "[" + std::to_string(i) + "]", resolved_list[i]);
+        result.back().m_subject = m_subject;
     }
     return result;
 }
@@ -262,8 +282,9 @@ void JsonObject::finish() const {
 
 std::string JsonObject::known_keys() const {
     std::string known;
-    for (const auto& k : m_known) {
-        known += (known.empty() ? "" : ", ") + k;
+    for (const SceneKey* child : scene_key_children(m_pattern)) {
+        const std::string& path = child->path;
+        known += (known.empty() ? "" : ", ") + path.substr(m_pattern.empty() ? 0 : m_pattern.size() + 1);
     }
     return known;
 }

@@ -8,6 +8,9 @@
 ///   scene 'inputs/a.json': key 'bodies[0].material.poisson_ratio': must be in (-1, 0.5), got 0.5;
 ///   fix: ...
 /// so the user sees the file, the key path, the problem and the fix.
+///
+/// Every key read must be in the scene key table (scene_keys.hpp): reading one it lacks ends the job as an
+/// internal error, and an unknown key in a scene is reported with the table's keys for that object.
 
 #include "src/core/error.hpp"
 #include "src/core/types.hpp"
@@ -30,6 +33,9 @@ public:
     JsonObject(const nlohmann::json& value, std::string file, std::string path, nlohmann::json& resolved);
 
     const std::string& path() const { return m_path; }
+    /// What the messages about this object's keys (and its children's, made after this call) add after
+    /// the key path, e.g. `body "ball"`.
+    void set_subject(std::string subject) { m_subject = std::move(subject); }
     const std::string& file() const { return m_file; }
     bool has(const std::string& key) const;
 
@@ -63,6 +69,8 @@ private:
     const nlohmann::json* m_value;
     std::string m_file;
     std::string m_path;
+    std::string m_pattern; ///< m_path with array indices as `[]`, as in the key table
+    std::string m_subject; ///< see set_subject
     nlohmann::json* m_resolved;
     std::string known_keys() const;
     std::string unread_keys() const;
@@ -73,15 +81,19 @@ private:
     /// keys not read yet and the fix "add `addition` to this object".
     [[noreturn]] void fail_missing(const std::string& key, const std::string& addition) const;
 
-    std::set<std::string> m_used;          ///< keys read
-    mutable std::set<std::string> m_known; ///< keys asked about: what this object may hold
+    /// End the job when `key` of this object is not in the scene key table (a reader out of step with it).
+    void require_in_table(const std::string& key) const;
+
+    std::set<std::string> m_used; ///< keys read
 };
 
-/// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`.
+/// The message every scene error uses: `scene 'FILE': key 'PATH': PROBLEM; fix: FIX`, or with a subject
+/// `scene 'FILE': key 'PATH' (SUBJECT): PROBLEM; fix: FIX`.
 std::string input_error_message(const std::string& file,
                                 const std::string& key_path,
                                 const std::string& problem,
-                                const std::string& fix);
+                                const std::string& fix,
+                                const std::string& subject = "");
 
 /// Apply one `--set key.path=value` override to a JSON document. Path parts are object keys or array
 /// indices (`bodies.0.material.density=500`). The value is parsed as JSON when it is valid JSON (numbers,

@@ -70,8 +70,9 @@ TimeWindow read_window(JsonObject& object) {
 RigidMotion read_rigid_motion(JsonObject& object) {
     RigidMotion motion;
     motion.velocity = object.optional<Vec3>("velocity", Vec3{});
-    if (object.has("angular_velocity")) {
-        motion.angular_velocity = object.required<Vec3>("angular_velocity");
+    const bool spins = object.has("angular_velocity");
+    motion.angular_velocity = object.optional<Vec3>("angular_velocity", Vec3{});
+    if (spins) {
         if (!object.has("center")) {
             object.fail("center", "is required with angular_velocity",
                         "give the world point [x, y, z] (m) the rotation axis passes through");
@@ -336,10 +337,12 @@ void read_integrator(JsonObject& integrator, Scene& scene) {
     if (scene.integrator == "a_search") {
         settings.alpha_min = integrator.optional<double>("alpha_min", settings.alpha_min);
         settings.alpha_max = integrator.optional<double>("alpha_max", settings.alpha_max);
-        if (!(settings.alpha_min >= 0.0 && settings.alpha_min <= settings.alpha_max &&
-              settings.alpha_max <= 4.0)) {
-            integrator.fail("alpha_max", "needs 0 <= alpha_min <= alpha_max <= 4",
-                            "use the paper's [0, 1.1]; above 1 a step may amplify a stiff mode by up to "
+        if (!(settings.alpha_min >= 0.0 && settings.alpha_min <= 4.0)) {
+            integrator.fail("alpha_min", "must be in [0, 4]", "use the paper's 0");
+        }
+        if (!(settings.alpha_max >= settings.alpha_min && settings.alpha_max <= 4.0)) {
+            integrator.fail("alpha_max", "needs alpha_min <= alpha_max <= 4",
+                            "use the paper's 1.1; above 1 a step may amplify a stiff mode by up to "
                             "sqrt(alpha_max)");
         }
         JsonObject energy = integrator.optional_object("energy");
@@ -389,7 +392,11 @@ Material read_material(JsonObject& body, BodyType type) {
 
 Body read_body(JsonObject& object, std::size_t index, const std::string& directory) {
     Body body;
+    body.named = object.has("name");
     body.name = object.optional<std::string>("name", "body" + std::to_string(index));
+    if (body.named) {
+        object.set_subject("body \"" + body.name + "\""); // named in the messages about its keys
+    }
     body.type = detail::read_body_type(object);
     body.mesh = read_mesh_source(object, directory, body.type);
     body.scale = object.optional_uniform_or_vec3("scale", 1.0);
@@ -496,11 +503,22 @@ Obstacle read_obstacle(JsonObject& object, const std::string& directory) {
 
 } // namespace
 
+std::string body_label(const Body& body, std::size_t index) {
+    const std::string label = "bodies[" + std::to_string(index) + "]";
+    return body.named ? label + " (\"" + body.name + "\")" : label;
+}
+
 Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     Scene scene;
     scene.file = file;
     scene.directory = fs::path(file).parent_path().string();
     JsonObject root(document, file, "", scene.resolved);
+    // `$schema` points editors to the scene schema, relative to the scene's folder; it must be a string,
+    // and the resolved scene (written to the output folder) leaves it out.
+    if (root.has("$schema")) {
+        root.required<std::string>("$schema");
+        scene.resolved.erase("$schema");
+    }
 
     // time: dt and either end or steps.
     JsonObject time = root.object("time");
@@ -818,7 +836,9 @@ Scene load_scene(const std::string& file, const std::vector<std::string>& overri
     for (const auto& assignment : overrides) {
         apply_override(document, assignment, file);
     }
-    return parse_scene(document, file);
+    Scene scene = parse_scene(document, file);
+    scene.overrides = overrides;
+    return scene;
 }
 
 } // namespace intact::io

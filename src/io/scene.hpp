@@ -2,9 +2,10 @@
 /// @file scene.hpp
 /// @brief A validated scene: everything `intact run` reads from SCENE.json, in SI units.
 ///
-/// Every key is documented in README.md ("Scene files"). Reading checks types, ranges and unknown keys
-/// and throws `InputError` naming the file, the key path and the fix. `resolved` holds every key with
-/// the value in effect (defaults filled in) and is written to `<output>/scene.resolved.json`.
+/// Every key is in the key table of scene_keys.hpp (type, bounds, default, meaning). Reading checks types,
+/// ranges and unknown keys and throws `InputError` naming the file, the key path and the fix. `resolved`
+/// holds every key with the value in effect (defaults filled in) and is written to
+/// `<output>/scene.resolved.json`.
 
 #include "src/core/types.hpp"
 
@@ -115,6 +116,7 @@ struct MeshSource {
 struct Body {
     std::string name;
     BodyType type = BodyType::solid;
+    bool named = false; ///< whether the scene gave the name (else it is body<i>)
     MeshSource mesh;
     Vec3 scale{1.0, 1.0, 1.0};        ///< per axis, applied first
     Vec3 rotate_deg{};                ///< Euler angles in degrees about x, then y, then z, applied second
@@ -234,11 +236,12 @@ struct IntegratorSettings {
 };
 
 struct Scene {
-    std::string file;      ///< the scene file as given
-    std::string directory; ///< folder of the scene file (mesh paths are relative to it)
-    double dt = 0.0;       ///< s
-    int steps = 0;         ///< number of time steps (time.steps, or ceil(time.end / dt))
-    double end_time = 0.0; ///< s, steps × dt
+    std::string file;                   ///< the scene file as given
+    std::vector<std::string> overrides; ///< the `--set` assignments applied to it, in order (load_scene)
+    std::string directory;              ///< folder of the scene file (mesh paths are relative to it)
+    double dt = 0.0;                    ///< s
+    int steps = 0;                      ///< number of time steps (time.steps, or ceil(time.end / dt))
+    double end_time = 0.0;              ///< s, steps × dt
     Vec3 gravity{0.0, 0.0, -9.81};
     std::vector<Body> bodies;
     std::vector<Obstacle> obstacles;
@@ -296,6 +299,9 @@ struct Scene {
         return all;
     }
 };
+
+/// How messages name body `index`: `bodies[2] ("ball")`, or `bodies[2]` when the scene gave no name.
+std::string body_label(const Body& body, std::size_t index);
 
 /// Parse and validate a scene document. `file` is used in messages and to resolve relative mesh paths.
 /// Throws InputError. Host, serial.

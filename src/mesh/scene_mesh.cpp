@@ -128,13 +128,12 @@ Vec3 minus(const Vec3& a, const Vec3& b) {
     return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
 }
 
-std::string body_label(const io::Body& body, std::size_t index) {
+std::string body_and_mesh(const io::Body& body, std::size_t index) {
     std::ostringstream label;
-    label << "bodies[" << index << "] ('" << body.name << "'";
+    label << io::body_label(body, index);
     if (!body.mesh.is_generated()) {
-        label << ", mesh '" << body.mesh.file << "'";
+        label << " (mesh '" << body.mesh.file << "')";
     }
-    label << ")";
     return label.str();
 }
 
@@ -173,7 +172,8 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             const Vec3& x = mesh.nodes[n];
             if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) {
                 throw InputError(io::input_error_message(scene.file, "bodies[" + std::to_string(b) + "].mesh",
-                                                         body_label(body, b) + ": node " + std::to_string(n) +
+                                                         body_and_mesh(body, b) + ": node " +
+                                                             std::to_string(n) +
                                                              " has a coordinate that is not a finite number",
                                                          "repair the mesh file"));
             }
@@ -230,7 +230,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
                         << " volume " << volume << " m^3";
                 throw InputError(io::input_error_message(
                     scene.file, "bodies[" + std::to_string(b) + "].mesh",
-                    body_label(body, b) + ": " + problem.str(),
+                    body_and_mesh(body, b) + ": " + problem.str(),
                     volume < -tolerance
                         ? "reorder the tet's nodes (swap two) so det[x1-x0, x2-x0, x3-x0] > 0, or "
                           "re-export the mesh with positive orientation"
@@ -286,7 +286,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
             }
             if (count == 0) {
                 throw InputError(io::input_error_message(
-                    scene.file, key, body_label(body, b) + ": the box selects no node of the body",
+                    scene.file, key, body_and_mesh(body, b) + ": the box selects no node of the body",
                     "give the box in world coordinates (after scale, rotate_deg and translate) so that it "
                     "contains some of the body's nodes"));
             }

@@ -74,9 +74,10 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     if (!m_options.k_min) {
         m_options.k_min = m_friction ? 6 : 2; // the paper's values (spec §2.1, §7 item 18)
     }
-    for (const io::Body& body : parts.scene.bodies) {
+    for (std::size_t b = 0; b < parts.scene.bodies.size(); ++b) {
+        const io::Body& body = parts.scene.bodies[b];
         if (body.material.youngs_modulus >= impact_stiffness && !m_options.settle) {
-            log::warn() << "al: body '" << body.name << "' has E = " << body.material.youngs_modulus
+            log::warn() << "al: " << io::body_label(body, b) << " has E = " << body.material.youngs_modulus
                         << " Pa; from " << impact_stiffness
                         << " Pa al was measured to end impacts with their multipliers far from the contact "
                            "forces (energy gained, every step reported converged); set solver.al.settle to "

@@ -168,6 +168,39 @@ TEST(CheckpointFolder, AnIncompleteCheckpointDoesNotCountAndOldOnesArePruned) {
     EXPECT_TRUE(fs::exists(folder / io::checkpoint_folder(7) / "manifest.json"));
 }
 
+// "No usable checkpoint" says which case it is and how to go on: a missing folder, one without
+// checkpoints, and one whose only checkpoint is incomplete; a complete one is found with the command that
+// started its run.
+TEST(CheckpointFolder, NothingToContinueNamesTheCaseAndTheFix) {
+    const fs::path folder = fresh_folder("nothing");
+    const std::string missing = io::describe_missing_checkpoint((folder / "no_such_run").string());
+    EXPECT_NE(missing.find("does not exist; fix: give the output folder of the run"), std::string::npos)
+        << missing;
+
+    std::ofstream(folder / "metrics.jsonl") << "{}\n"; // the output of a run that wrote no checkpoint
+    const std::string none = io::describe_missing_checkpoint(folder.string());
+    EXPECT_NE(none.find("holds no checkpoint: the run wrote none; fix: start the run anew"),
+              std::string::npos)
+        << none;
+    EXPECT_NE(none.find("output.checkpoint_every"), std::string::npos) << none;
+
+    fs::create_directories(folder / io::checkpoint_folder(5));
+    std::ofstream(folder / io::checkpoint_folder(5) / "rank_000000.ckpt") << "torn";
+    const std::string incomplete = io::describe_missing_checkpoint(folder.string());
+    EXPECT_NE(incomplete.find("step_000000005 is incomplete (no manifest.json"), std::string::npos)
+        << incomplete;
+    EXPECT_NE(incomplete.find("fix: start the run anew"), std::string::npos) << incomplete;
+    EXPECT_TRUE(io::recorded_command(MPI_COMM_SELF, folder.string()).is_null());
+
+    io::CheckpointWriter writer({0});
+    writer.put_node_field("x", field_of({{1, 0, 0}}));
+    io::CheckpointInfo info = info_at(3);
+    info.command = {{"scene", "/a/scene.json"}, {"overrides", {"time.end=2"}}};
+    io::write_checkpoint(MPI_COMM_SELF, folder.string(), writer, info);
+    EXPECT_EQ(io::describe_missing_checkpoint(folder.string()), "");
+    EXPECT_EQ(io::recorded_command(MPI_COMM_SELF, folder.string()), info.command);
+}
+
 TEST(CheckpointFolder, AnUnwritableFolderIsAnErrorNamingThePath) {
     const fs::path folder = fresh_folder("unwritable");
     std::ofstream(folder / "checkpoints") << "a file where the folder should be";

@@ -683,4 +683,29 @@ TEST(Scene, ReadsAndValidatesAugmentedLagrangianSettings) {
     }
 }
 
+// A body the scene names is named in the messages about its keys (and its children's); one it does not
+// name is known by its key path alone.
+TEST(Scene, MessagesNameTheBodyByItsName) {
+    auto document = intact::test::box_scene(1, 1, 1);
+    document["bodies"][0]["name"] = "ball";
+    document["bodies"][0]["material"]["density"] = -1.0;
+    std::string message = error_of([&] { parse_scene(document, "dir/scene.json"); });
+    EXPECT_NE(message.find("key 'bodies[0].material.density' (body \"ball\"): must be > 0"),
+              std::string::npos)
+        << message;
+    document["bodies"][0].erase("name");
+    message = error_of([&] { parse_scene(document, "dir/scene.json"); });
+    EXPECT_NE(message.find("key 'bodies[0].material.density': must be > 0"), std::string::npos) << message;
+
+    document["bodies"][0]["name"] = "ball";
+    const auto scene = [&] {
+        document["bodies"][0]["material"]["density"] = 1000.0;
+        document["bodies"].push_back(document["bodies"][0]);
+        document["bodies"][1].erase("name");
+        return parse_scene(document, "dir/scene.json");
+    }();
+    EXPECT_EQ(intact::io::body_label(scene.bodies[0], 0), "bodies[0] (\"ball\")");
+    EXPECT_EQ(intact::io::body_label(scene.bodies[1], 1), "bodies[1]");
+}
+
 } // namespace
