@@ -6,20 +6,16 @@
 
 namespace intact::io::detail {
 
-namespace {
-
-void require_positive_key(const JsonObject& object,
-                          const std::string& key,
-                          double value,
-                          const std::string& fix) {
+void require_positive(const JsonObject& object,
+                      const std::string& key,
+                      double value,
+                      const std::string& fix) {
     if (!(value > 0.0)) {
         std::ostringstream problem;
         problem << "must be > 0, got " << value;
         object.fail(key, problem.str(), fix);
     }
 }
-
-} // namespace
 
 BodyType read_body_type(JsonObject& body) {
     const std::string type = body.optional<std::string>("type", "solid");
@@ -46,10 +42,9 @@ void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& sour
         JsonObject sheet = mesh.object("sheet");
         source.is_sheet = true;
         source.sheet_length = sheet.required<double>("length");
-        require_positive_key(sheet, "length", source.sheet_length,
-                             "give the sheet's extent along x in metres");
+        require_positive(sheet, "length", source.sheet_length, "give the sheet's extent along x in metres");
         source.sheet_width = sheet.required<double>("width");
-        require_positive_key(sheet, "width", source.sheet_width, "give the sheet's extent along y in metres");
+        require_positive(sheet, "width", source.sheet_width, "give the sheet's extent along y in metres");
         source.sheet_cells_x = sheet.optional<int>("cells_x", 1);
         source.sheet_cells_y = sheet.optional<int>("cells_y", 1);
         if (source.sheet_cells_x < 1 || source.sheet_cells_y < 1) {
@@ -89,20 +84,20 @@ void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& sour
 void read_codim_material_keys(JsonObject& material, BodyType type, Material& out) {
     if (type == BodyType::shell) {
         out.thickness = material.required<double>("thickness");
-        require_positive_key(material, "thickness", out.thickness,
-                             "give the shell's thickness in metres, e.g. 1e-3 for cloth");
+        require_positive(material, "thickness", out.thickness,
+                         "give the shell's thickness in metres, e.g. 1e-3 for cloth");
     } else if (type == BodyType::rod) {
         out.radius = material.required<double>("radius");
-        require_positive_key(material, "radius", out.radius, "give the rod's radius in metres, e.g. 1e-3");
+        require_positive(material, "radius", out.radius, "give the rod's radius in metres, e.g. 1e-3");
     } else {
         return; // a solid's material has no such keys: finish() reports them as unknown
     }
     if (material.has("bending_stiffness")) {
         out.bending_stiffness = material.required<double>("bending_stiffness");
-        require_positive_key(material, "bending_stiffness", out.bending_stiffness,
-                             type == BodyType::shell
-                                 ? "give k_b in J (N m), or leave it out for E h^3 / (12 (1 - nu^2))"
-                                 : "give E I in N m^2, or leave it out for E pi r^4 / 4");
+        require_positive(material, "bending_stiffness", out.bending_stiffness,
+                         type == BodyType::shell
+                             ? "give k_b in J (N m), or leave it out for E h^3 / (12 (1 - nu^2))"
+                             : "give E I in N m^2, or leave it out for E pi r^4 / 4");
     }
 }
 

@@ -9,6 +9,9 @@
 
 namespace intact::io::detail {
 
+/// `value` > 0, else an InputError naming the object's key, the value and `fix` (scene.cpp uses it too).
+void require_positive(const JsonObject& object, const std::string& key, double value, const std::string& fix);
+
 /// `type`: "solid" (default), "shell" or "rod".
 BodyType read_body_type(JsonObject& body);
 
