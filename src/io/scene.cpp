@@ -247,6 +247,12 @@ Material read_material(JsonObject& body, BodyType type) {
     Material material;
     if (type == BodyType::rod) {
         material.model = "rod"; // a rod has one model: Hooke's law in stretching, E I in bending
+        for (const char* key : {"model", "poisson_ratio"}) {
+            if (object.has(key)) {
+                object.fail(key, "a rod has no such key (stretching follows E, bending E I)",
+                            std::string("remove material.") + key);
+            }
+        }
     } else {
         material.model = object.optional<std::string>("model", material.model);
     }
@@ -266,7 +272,7 @@ Material read_material(JsonObject& body, BodyType type) {
     material.youngs_modulus = object.required<double>("youngs_modulus");
     require_positive(object, "youngs_modulus", material.youngs_modulus,
                      "give Young's modulus in Pa, e.g. 1e6");
-    // A rod (no cross-section deformation) has no Poisson ratio; giving one is an unknown key.
+    // A rod (no cross-section deformation) has no Poisson ratio.
     material.poisson_ratio = type == BodyType::rod ? 0.0 : object.required<double>("poisson_ratio");
     if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
         std::ostringstream problem;

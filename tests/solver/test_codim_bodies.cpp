@@ -116,6 +116,9 @@ TEST(CodimScene, KeysAreValidatedWithTheirNames) {
     EXPECT_NE(error_of(rod_poisson).find("poisson_ratio"), std::string::npos) << error_of(rod_poisson);
     rod_poisson["bodies"][0]["material"].erase("poisson_ratio");
     EXPECT_EQ(error_of(rod_poisson), "no error");
+    rod_poisson["bodies"][0]["material"]["model"] = "neo_hookean";
+    EXPECT_NE(error_of(rod_poisson).find("material.model': a rod has no such key"), std::string::npos)
+        << error_of(rod_poisson);
 }
 
 // δ = q L'⁴ / (8 E I) with q = ρ g h b, E I = k_b b (ν = 0). The two held columns clamp the strip at the
