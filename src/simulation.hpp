@@ -122,6 +122,13 @@ public:
     /// The integrator (its name, A-search's control numbers).
     const solver::Integrator& integrator() const { return *m_integrator; }
 
+    /// energy_account() of the state (x, v), the contact model gathered at x. Collective. (Public for CUDA
+    /// lambdas, as applied_work.)
+    solver::EnergyAccount energy_account_of(const NodeField& x, const NodeField& v) const;
+    /// The work of the applied forces from the step's start to x (J; 0 when energy is not checked).
+    /// Collective.
+    double applied_work() const;
+
 private:
     /// Start-up: an error when surfaces touch or cross, a warning naming the closest pair when it is
     /// within d̂. Collective.
@@ -138,11 +145,8 @@ private:
     /// Solve the step again from its start with the reference method; `after_end_step`: finish_step ran.
     solver::StepResult
     fall_back(const solver::StepProblem& problem, const solver::StepResult& rejected, bool after_end_step);
-    /// The work of the applied forces from the step's start to x (J; 0 when energy is not checked).
-    double applied_work() const;
     /// The reference method's energy account of the step's start (after its solve: its weights).
     solver::EnergyAccount reference_start_account();
-    solver::EnergyAccount energy_account_of(const NodeField& x, const NodeField& v) const;
     /// The checkpoint's record of how the run was started: the scene file (absolute) and its overrides.
     nlohmann::json recorded_command() const;
     bool checkpoint_is_due(bool last_step);
