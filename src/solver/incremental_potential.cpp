@@ -9,6 +9,21 @@
 
 namespace intact::solver {
 
+namespace {
+
+/// mass = solid + codim, node by node (a free function: CUDA's extended lambdas may not sit in a
+/// constructor).
+void add_lumped_masses(Kokkos::View<const double*, MemSpace> solid,
+                       Kokkos::View<const double*, MemSpace> codim,
+                       Kokkos::View<double*, MemSpace> mass) {
+    Kokkos::parallel_for(
+        "intact::solver::add_lumped_masses",
+        Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(mass.extent(0))),
+        KOKKOS_LAMBDA(const int n) { mass(n) = solid(n) + codim(n); });
+}
+
+} // namespace
+
 IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
                                            const io::Scene& scene,
                                            comm::HaloExchange& halo,
@@ -18,12 +33,7 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
       m_codim(mesh.rest_position, mesh.codim, codim_materials(scene)),
       m_mass("intact::solver::lumped_mass_all", mesh.num_local_nodes()), m_free(std::move(free_mask)),
       m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
-    const auto solid = m_elastic.lumped_mass();
-    const auto codim = m_codim.lumped_mass();
-    const auto mass = m_mass;
-    Kokkos::parallel_for(
-        "intact::solver::add_lumped_masses", Kokkos::RangePolicy<ExecSpace>(0, m_num_local),
-        KOKKOS_LAMBDA(const int n) { mass(n) = solid(n) + codim(n); });
+    add_lumped_masses(m_elastic.lumped_mass(), m_codim.lumped_mass(), m_mass);
 }
 
 double IncrementalPotential::elastic_energy(const NodeField& x) const {
