@@ -213,7 +213,10 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             {
                 ScopedTimer timer(seconds.linear_solve);
                 PcgSettings linear = m_settings.linear;
-                if (m_settings.forcing) {
+                // While the boundary is still on its way, PCG solves to the floor: p must carry the body
+                // out of a moving obstacle's path, and a loose p leaves the step bound cutting α to
+                // slivers (the paddle scene stalled at the iteration cap with 0.1).
+                if (m_settings.forcing && remaining == 0.0) {
                     linear.tolerance = m_forcing.next(
                         free_norm(m_parts.comm, m_rhs, m_potential.free_mask(), m_potential.num_owned()));
                 }
