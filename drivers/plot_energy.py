@@ -15,47 +15,24 @@ Exit status 1 with a message naming the file on a missing, unreadable or malform
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-
-class PlotError(Exception):
-    """A problem with the inputs, reported as one clear line."""
+from run_metrics import PlotError, curve_labels, pyplot, read_metrics, scene_type
 
 
 def read_run(directory, key):
     """Return (times, values, targets, integrator) of one output folder."""
-    path = Path(directory) / "metrics.jsonl"
-    if not path.is_file():
-        raise PlotError(f"'{path}' not found; fix: give the output folder of an `intact run`")
     times, values, targets = [], [], []
-    with path.open() as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise PlotError(f"'{path}' line {number}: not JSON ({error})") from None
-            if "time" not in record or key not in record:
-                raise PlotError(f"'{path}' line {number}: no \"time\" or \"{key}\"; fix: plot the metrics "
-                                f"of an Intact version that writes \"{key}\", or pick another --key")
-            if record[key] is None:
-                continue  # not finite at that step (e.g. a contact energy at a penetrating state)
-            times.append(record["time"])
-            values.append(record[key])
-            targets.append(record.get("energy_target"))
+    for record in read_metrics(directory, ["time", key]):
+        if record[key] is None:
+            continue  # not finite at that step (e.g. a contact energy at a penetrating state)
+        times.append(record["time"])
+        values.append(record[key])
+        targets.append(record.get("energy_target"))
     if not times:
-        raise PlotError(f"'{path}' holds no step with a value of \"{key}\"")
-    integrator = None
-    resolved = Path(directory) / "scene.resolved.json"
-    if resolved.is_file():
-        try:
-            integrator = json.loads(resolved.read_text()).get("integrator", {}).get("type")
-        except json.JSONDecodeError:
-            integrator = None
-    return times, values, targets, integrator
+        raise PlotError(f"'{Path(directory) / 'metrics.jsonl'}' holds no step with a value of \"{key}\"")
+    return times, values, targets, scene_type(directory, "integrator")
 
 
 def main(argv):
@@ -68,18 +45,9 @@ def main(argv):
     parser.add_argument("--relative", action="store_true", help="plot E / E0")
     args = parser.parse_args(argv)
 
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else []
-    if labels and len(labels) != len(args.runs):
-        raise PlotError(f"--labels names {len(labels)} curves for {len(args.runs)} folders; fix: one per folder")
+    labels = curve_labels(args.labels, args.runs)
     runs = [read_run(directory, args.key) for directory in args.runs]
-
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PlotError("matplotlib is not installed; fix: apt-get install python3-matplotlib") from None
+    plt = pyplot()
 
     figure, axes = plt.subplots(figsize=(7.5, 4.5))
     for index, (directory, (times, values, targets, integrator)) in enumerate(zip(args.runs, runs)):

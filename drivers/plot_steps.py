@@ -7,61 +7,35 @@ the PCG iterations per step and the wall time per step, one curve per run, again
 
 Each OUTPUT_DIR is a run's output folder: its metrics.jsonl (one JSON object per step). The iterations are
 "newton_iterations" (ipc, bal; al's inner Newton iterations), "outer_iterations" for al and "sweeps" for
-stencil_descent, whichever the run writes; steps that did not converge are marked with a cross. A curve is
-named by its folder and the run's solver.type (scene.resolved.json) unless --labels gives the names. Step 0 (the initial
-state) is left out. Default output: steps.png in the working folder. Needs matplotlib (Debian:
-python3-matplotlib). Exit status 1 with a message naming the file on a missing or malformed metrics file.
+stencil_descent, whichever the run writes; steps not certified ("converged": false) are marked with a
+cross. A curve is named by its folder and the run's solver.type (scene.resolved.json) unless --labels gives
+the names. Step 0 (the initial state) is left out. Default output: steps.png in the working folder. Needs
+matplotlib (Debian: python3-matplotlib). Exit status 1 with a message naming the file on a missing or malformed metrics file.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
+
+from run_metrics import PlotError, curve_labels, pyplot, read_metrics, scene_type
 
 # The iteration count of each method, in the order they are looked for in a step's metrics.
 ITERATIONS = [("sweeps", "sweeps"), ("outer_iterations", "outer iterations"),
               ("newton_iterations", "Newton iterations")]
 
 
-class PlotError(Exception):
-    """A problem with the inputs, reported as one clear line."""
-
-
 def read_run(directory):
     """Return (steps, iterations, iteration name, pcg iterations, wall seconds, unconverged steps, solver)."""
-    path = Path(directory) / "metrics.jsonl"
-    if not path.is_file():
-        raise PlotError(f"'{path}' not found; fix: give the output folder of an `intact run`")
-    records = []
-    with path.open() as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise PlotError(f"'{path}' line {number}: not JSON ({error})") from None
-            if "step" not in record or "wall_seconds" not in record:
-                raise PlotError(f"'{path}' line {number}: no \"step\" or \"wall_seconds\"; fix: plot the "
-                                "metrics of an Intact run")
-            if record["step"] > 0:
-                records.append(record)
+    records = [r for r in read_metrics(directory, ["step", "wall_seconds"]) if r["step"] > 0]
     if not records:
-        raise PlotError(f"'{path}' holds no time step (only the initial state)")
+        raise PlotError(f"'{Path(directory) / 'metrics.jsonl'}' holds no time step (only the initial state)")
     key, name = next(((k, n) for k, n in ITERATIONS if records[0].get(k) is not None), ITERATIONS[-1])
     steps = [r["step"] for r in records]
     iterations = [r.get(key) or 0 for r in records]
     pcg = [r.get("linear_iterations") or 0 for r in records]
     wall = [r["wall_seconds"] for r in records]
     unconverged = [(r["step"], r.get(key) or 0) for r in records if r.get("converged") is False]
-    solver = None
-    resolved = Path(directory) / "scene.resolved.json"
-    if resolved.is_file():
-        try:
-            solver = json.loads(resolved.read_text()).get("solver", {}).get("type")
-        except json.JSONDecodeError:
-            solver = None
-    return steps, iterations, name, pcg, wall, unconverged, solver
+    return steps, iterations, name, pcg, wall, unconverged, scene_type(directory, "solver")
 
 
 def main(argv):
@@ -72,18 +46,9 @@ def main(argv):
     parser.add_argument("--title", default="", help="plot title")
     args = parser.parse_args(argv)
 
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else []
-    if labels and len(labels) != len(args.runs):
-        raise PlotError(f"--labels names {len(labels)} curves for {len(args.runs)} folders; fix: one per folder")
+    labels = curve_labels(args.labels, args.runs)
     runs = [read_run(directory) for directory in args.runs]
-
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PlotError("matplotlib is not installed; fix: apt-get install python3-matplotlib") from None
+    plt = pyplot()
 
     figure, (top, middle, bottom) = plt.subplots(3, 1, sharex=True, figsize=(7.5, 7.0))
     names = set()
@@ -95,7 +60,7 @@ def main(argv):
         names.add(name)
         if unconverged:
             top.plot([s for s, _ in unconverged], [i for _, i in unconverged], "x", color=line.get_color(),
-                     label=f"{label}: not converged")
+                     label=f"{label}: not certified")
         middle.plot(steps, pcg, linewidth=1.4, color=line.get_color())
         bottom.plot(steps, wall, linewidth=1.4, color=line.get_color())
     top.set_ylabel(" / ".join(sorted(names)))

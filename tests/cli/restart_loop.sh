@@ -23,6 +23,7 @@ fail() {
   done
   exit 1
 }
+source "$(dirname "${BASH_SOURCE[0]}")/restart_compare.sh"
 (($# >= 8)) || {
   say "usage: restart_loop.sh INTACT_BIN NP OUTPUT SCENE STEPS TRIES SEED MPIEXEC [PREFLAGS...]"
   exit 2
@@ -90,21 +91,5 @@ done
 ((stops >= 1)) || fail "no try was stopped (the delays are longer than the run)"
 
 # 3. The same run, the same files.
-python3 - "$out/reference/metrics.jsonl" "$out/run/metrics.jsonl" "$steps" <<'EOF' || fail "metrics differ"
-import json, sys
-reference = [json.loads(line) for line in open(sys.argv[1])]
-resumed = [json.loads(line) for line in open(sys.argv[2])]
-steps = int(sys.argv[3])
-assert [r["step"] for r in resumed] == list(range(steps + 1)), [r["step"] for r in resumed]
-physics = ["time", "newton_iterations", "linear_iterations", "newton_residual", "contact_pairs",
-           "kinetic_energy", "elastic_energy", "gravitational_energy", "barrier_stiffness", "friction_lags"]
-for a, b in zip(reference, resumed):
-    for key in physics:
-        assert a[key] == b[key], f"step {a['step']}: {key} {a[key]} != {b[key]}"
-EOF
-cmp -s "$out/reference/intact.pvd" "$out/run/intact.pvd" || fail "intact.pvd differs from the reference"
-final=$(printf 'checkpoints/step_%09d' "$steps")
-for file in "$out/reference/$final"/rank_*.ckpt; do
-  cmp -s "$file" "$out/run/$final/$(basename "$file")" || fail "$(basename "$file") of $final differs from the reference"
-done
+same_as_reference "$steps"
 say "ok: $stops stops at random moments, every one resumed; the result is bit for bit the uninterrupted run's"

@@ -22,6 +22,7 @@ fail() {
   done
   exit 1
 }
+source "$(dirname "${BASH_SOURCE[0]}")/restart_compare.sh"
 (($# >= 7)) || {
   say "usage: restart_signal.sh INTACT_BIN NP OUTPUT SCENE STEPS USR1|TERM MPIEXEC [PREFLAGS...]"
   exit 2
@@ -81,21 +82,5 @@ cmp -s "$out/pvd.before" "$out/run/intact.pvd" || fail "the refused restart chan
 grep -q "restart from .*step $last" "$out/restart.log" || fail "the restart did not start from step $last"
 
 # 5. The same run, the same files.
-python3 - "$out/reference/metrics.jsonl" "$out/run/metrics.jsonl" "$steps" <<'EOF' || fail "metrics differ"
-import json, sys
-reference = [json.loads(line) for line in open(sys.argv[1])]
-restarted = [json.loads(line) for line in open(sys.argv[2])]
-steps = int(sys.argv[3])
-assert [r["step"] for r in restarted] == list(range(steps + 1)), [r["step"] for r in restarted]
-physics = ["time", "newton_iterations", "linear_iterations", "newton_residual", "contact_pairs",
-           "kinetic_energy", "elastic_energy", "gravitational_energy", "barrier_stiffness", "friction_lags"]
-for a, b in zip(reference, restarted):
-    for key in physics:
-        assert a[key] == b[key], f"step {a['step']}: {key} {a[key]} != {b[key]}"
-EOF
-cmp -s "$out/reference/intact.pvd" "$out/run/intact.pvd" || fail "intact.pvd differs from the reference"
-final=$(printf 'checkpoints/step_%09d' "$steps")
-for file in "$out/reference/$final"/rank_*.ckpt; do
-  cmp -s "$file" "$out/run/$final/$(basename "$file")" || fail "$(basename "$file") of $final differs from the reference"
-done
+same_as_reference "$steps"
 say "ok: SIG$signal at step $last, restart to $steps: metrics, series and final state equal to the uninterrupted run"
