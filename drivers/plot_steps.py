@@ -10,7 +10,8 @@ Each OUTPUT_DIR is a run's output folder: its metrics.jsonl (one JSON object per
 stencil_descent, whichever the run writes; steps not certified ("converged": false) are marked with a
 cross. A curve is named by its folder and the run's solver.type (scene.resolved.json) unless --labels gives
 the names. Step 0 (the initial state) is left out. Default output: steps.png in the working folder. Needs
-matplotlib (Debian: python3-matplotlib). Exit status 1 with a message naming the file on a missing or malformed metrics file.
+matplotlib (Debian: python3-matplotlib). Exit status 1 with a message naming the file on a missing or
+malformed metrics file.
 """
 
 import argparse
