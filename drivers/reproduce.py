@@ -151,6 +151,7 @@ def summarise(entry, directory, wall, rc):
     outer = [r["outer_iterations"] for r in steps if r.get("outer_iterations") is not None]
     summary["outer"] = sum(outer) / len(outer) if outer else None
     summary["not_converged"] = sum(1 for r in steps if not r.get("converged", False))
+    summary["repaired"] = sum(1 for r in steps if r.get("repair"))
     summary["seconds_per_step"] = sum(r.get("wall_seconds") or 0.0 for r in steps) / len(steps)
     distances = [r["min_contact_distance"] for r in steps if r.get("min_contact_distance") is not None]
     summary["min_distance"] = min(distances) if distances else None
@@ -275,6 +276,10 @@ def explain(entry, runs):
         if run.get("not_converged"):
             differs = True
             facts.append(f"{label}: {run['not_converged']} of {run['steps']} steps not converged")
+        if run.get("repaired"):
+            differs = True
+            facts.append(f"{label}: {run['repaired']} of {run['steps']} steps failed the step certificate and "
+                         "were solved again with ipc")
         if run.get("check") not in (None, "clean"):
             differs = True
             facts.append(f"{label}: intact check: {run['check']}")
@@ -360,8 +365,8 @@ def write_page(summaries, page, command):
         "## Outcomes",
         "",
         "| scene | paper's outcome | ours, paper's method | ours, default | energy change (paper's method) "
-        "| steps not converged | `intact check` | differs by >2× or in outcome: why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| steps not converged | steps repaired by ipc | `intact check` | differs by >2× or in outcome: why |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, entry in catalogue.items():
         runs = by_scene.get(name)
@@ -378,9 +383,10 @@ def write_page(summaries, page, command):
 
         energy = f"{m['energy_change']:+.2%}" if m.get("energy_change") is not None else "–"
         failed = f"{m.get('not_converged', '–')} / {d.get('not_converged', '–')}"
+        repaired = f"{m.get('repaired', '–')} / {d.get('repaired', '–')}"
         checks = f"{m.get('check', '–')} / {d.get('check', '–')}"
         lines.append(f"| {name} | {entry['paper_figures'].get('outcome', '–')} | {said(m)} | {said(d)} | {energy} "
-                     f"| {failed} | {checks} | {explain(entry, runs)} |")
+                     f"| {failed} | {repaired} | {checks} | {explain(entry, runs)} |")
     lines += ["", "In the last columns, *a / b* is paper's method / default."]
     Path(page).write_text("\n".join(lines) + "\n")
     print(f"wrote {page} ({len(by_scene)} scenes)")
