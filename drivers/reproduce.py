@@ -156,7 +156,7 @@ def summarise(entry, directory, wall, rc):
     distances = [r["min_contact_distance"] for r in steps if r.get("min_contact_distance") is not None]
     summary["min_distance"] = min(distances) if distances else None
     e0, e1 = records[0].get("total_energy"), steps[-1].get("total_energy")
-    summary["energy_change"] = (e1 - e0) / abs(e0) if e0 else None
+    summary["energy_start"], summary["energy_end"] = e0, e1
     summary["end_time"] = steps[-1].get("time")
     summary["outcome"] = outcome(entry, directory, records)
     return summary
@@ -176,7 +176,7 @@ def outcome(entry, directory, records):
             _, p0, _ = centre_and_momentum(directory, dirs[0], densities)
             _, p1, _ = centre_and_momentum(directory, dirs[-1], densities)
             change = math.dist(p0, p1) / math.hypot(*p0)
-            return {"text": f"|ΔP| / |P₀| = {change:.2e}", "value": change}
+            return {"text": f"‖ΔP‖ / ‖P₀‖ = {change:.2e}", "value": change}
         if kind == "slide":
             c0, _, _ = centre_and_momentum(directory, dirs[0], densities)
             c1, _, _ = centre_and_momentum(directory, dirs[-1], densities)
@@ -287,6 +287,7 @@ def explain(entry, runs):
             r = run["newton"][0] / paper["newton"][0]
             if r > 2 or r < 0.5:
                 differs = True
+                facts.append(f"{label}: {r:.1f}× the paper's iterations per step")
                 if run.get("iteration_kind") == "sweeps" and run["newton"][1] == max(run["newton"]):
                     facts.append(f"{run['newton'][1]:.0f} sweeps per step: the sweep cap, before the "
                                  "1e-4 tolerance")
@@ -299,6 +300,7 @@ def explain(entry, runs):
         if "outcome_value" in paper and out.get("value") is not None:
             if abs(out["value"] - paper["outcome_value"]) > 0.1 * paper["outcome_value"]:
                 differs = True
+                facts.append(f"{label}: {out['value']:.3g} against the paper's {paper['outcome_value']:.3g}")
     if paper.get("vertices") and runs.get("method") and runs["method"].get("nodes"):
         scale = runs["method"]["nodes"] / paper["vertices"]
         if differs and scale < 0.5:
@@ -364,7 +366,7 @@ def write_page(summaries, page, command):
         "",
         "## Outcomes",
         "",
-        "| scene | paper's outcome | ours, paper's method | ours, default | energy change (paper's method) "
+        "| scene | paper's outcome | ours, paper's method | ours, default | total energy, start → end (paper's method) "
         "| steps not converged | steps repaired by ipc | `intact check` | differs by >2× or in outcome: why |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -381,7 +383,10 @@ def write_page(summaries, page, command):
             return f"{run['steps']} steps, min distance {run['min_distance']:.1e} m" \
                 if run.get("min_distance") is not None else f"{run['steps']} steps"
 
-        energy = f"{m['energy_change']:+.2%}" if m.get("energy_change") is not None else "–"
+        energy = "–"
+        if m.get("energy_start") is not None and m.get("energy_end") is not None:
+            e0, e1 = m["energy_start"], m["energy_end"]
+            energy = f"{e0:.3g} → {e1:.3g} J" + (f" ({(e1 - e0) / abs(e0):+.1%})" if abs(e0) > 1e-6 else "")
         failed = f"{m.get('not_converged', '–')} / {d.get('not_converged', '–')}"
         repaired = f"{m.get('repaired', '–')} / {d.get('repaired', '–')}"
         checks = f"{m.get('check', '–')} / {d.get('check', '–')}"
@@ -393,7 +398,15 @@ def write_page(summaries, page, command):
 
 
 def collect(directory):
-    summaries = [json.loads(p.read_text()) for p in sorted(Path(directory).glob("*/*/summary.json"))]
+    """The runs' summaries; figures are read again from each run's output when it is still there."""
+    catalogue = {e["name"]: e for e in load_catalogue()}
+    summaries = []
+    for path in sorted(Path(directory).glob("*/*/summary.json")):
+        stored = json.loads(path.read_text())
+        if stored.get("name") in catalogue and (path.parent / "metrics.jsonl").is_file():
+            fresh = summarise(catalogue[stored["name"]], path.parent, stored["wall_seconds"], stored["rc"])
+            stored.update(fresh)
+        summaries.append(stored)
     if not summaries:
         raise ReproduceError(f"'{directory}': no NAME/VARIANT/summary.json; fix: run reproduce.py --results "
                              f"{directory} first")
