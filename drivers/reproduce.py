@@ -199,7 +199,8 @@ def outcome(entry, directory, records):
             return {"text": f"final centre-of-mass speed {speed:.3f} m/s", "value": speed}
         if kind == "energy":
             e = [r["total_energy"] for r in records]
-            return {"text": f"total energy {min(e) / e[0] - 1:+.1%} … {max(e) / e[0] - 1:+.1%} of the start",
+            return {"text": f"total energy: lowest {min(e) / e[0] - 1:+.1%}, highest {max(e) / e[0] - 1:+.1%}, "
+                            f"end {e[-1] / e[0] - 1:+.1%} of the start",
                     "value": e[-1] / e[0] - 1}
     except (KeyError, ValueError, struct.error):
         return None
