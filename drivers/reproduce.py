@@ -302,6 +302,8 @@ def explain(entry, runs):
             if abs(out["value"] - paper["outcome_value"]) > 0.1 * paper["outcome_value"]:
                 differs = True
                 facts.append(f"{label}: {out['value']:.3g} against the paper's {paper['outcome_value']:.3g}")
+                if run.get("energy_start") and run.get("energy_end") is not None:
+                    facts.append(f"{label}: total energy {run['energy_start']:.3g} → {run['energy_end']:.3g} J")
     if paper.get("vertices") and runs.get("method") and runs["method"].get("nodes"):
         scale = runs["method"]["nodes"] / paper["vertices"]
         if differs and scale < 0.5:
