@@ -49,7 +49,8 @@ KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
     }
     Vec3 x[4];
     pair_positions(kind, rows, xs, x);
-    return pair_potential(kind, x, phi, pair_mollifier_threshold(kind, rows, topology), order, false, g, H);
+    return pair_potential(kind, x, phi, pair_mollifier_threshold(kind, rows, topology), order,
+                          HessianProjection::by_case, g, H);
 }
 
 } // namespace

@@ -42,7 +42,7 @@ double barrier_local_energy(const PairList& candidates,
             Vec12 g;
             Mat12 H;
             sum += pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
-                                  k_value, false, g, H);
+                                  k_value, HessianProjection::by_case, g, H);
         },
         total);
     return total;
@@ -57,7 +57,7 @@ void barrier_derivatives(const PairList& active,
                          double s_hat,
                          double kappa,
                          bool hessian,
-                         bool full_projection,
+                         HessianProjection projection,
                          PairStencils& out) {
     out.resize(active.count, hessian);
     const auto out_rows = out.rows;
@@ -79,7 +79,7 @@ void barrier_derivatives(const PairList& active,
                 Vec3 x[4];
                 pair_positions(kind, rows, xs, x);
                 pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
-                               order, full_projection, g, H);
+                               order, projection, g, H);
             }
             int stencil[4];
             out_count(i) = pair_stencil_rows(kind, rows, stencil);
@@ -107,8 +107,9 @@ void barrier_derivatives(const PairList& active,
                          double s_hat,
                          double kappa,
                          bool hessian,
-                         PairStencils& out) {
-    detail::barrier_derivatives(active, xs, topology, s_hat, kappa, hessian, false, out);
+                         PairStencils& out,
+                         HessianProjection projection) {
+    detail::barrier_derivatives(active, xs, topology, s_hat, kappa, hessian, projection, out);
 }
 
 void barrier_derivatives_full_projection(const PairList& active,
@@ -117,7 +118,7 @@ void barrier_derivatives_full_projection(const PairList& active,
                                          double s_hat,
                                          double kappa,
                                          PairStencils& out) {
-    detail::barrier_derivatives(active, xs, topology, s_hat, kappa, true, true, out);
+    detail::barrier_derivatives(active, xs, topology, s_hat, kappa, true, HessianProjection::full, out);
 }
 
 } // namespace intact::contact

@@ -22,6 +22,7 @@
 /// or mollified) the Hessian pass took 12.2 µs per pair with project_psd<12> and 5.0 µs with the reduced
 /// projections (2.4×), on random configurations 23 µs and 7.6 µs (3×). Both agree to 1e-12 (tests).
 
+#include "src/contact/hessian_projection.hpp"
 #include "src/contact/pair_list.hpp"
 #include "src/contact/pair_stencils.hpp"
 
@@ -45,7 +46,8 @@ void barrier_derivatives(const PairList& active,
                          double s_hat,
                          double kappa,
                          bool hessian,
-                         PairStencils& out);
+                         PairStencils& out,
+                         HessianProjection projection = HessianProjection::by_case);
 
 /// As barrier_derivatives with `hessian`, but with the plain project_psd<12> on every point–triangle and
 /// edge–edge pair (the host path's projection), for tests and the cost measurement.

@@ -20,6 +20,7 @@
 #include "kernels/edge_edge_mollifier.hpp"
 #include "kernels/pair_distance.hpp"
 #include "kernels/pair_projection.hpp"
+#include "src/contact/hessian_projection.hpp"
 #include "src/contact/pair_geometry.hpp"
 
 namespace intact::contact {
@@ -72,7 +73,7 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
                                              const Phi& phi,
                                              double eps_x,
                                              int order,
-                                             bool full_projection,
+                                             HessianProjection projection,
                                              kernels::Vec12& gradient,
                                              kernels::Mat12& hessian) {
     using kernels::Mat12;
@@ -135,7 +136,10 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
     if (with_hessian) {
         hessian = e * (ddb * gs * gs.transpose() + db * hs) +
                   db * (ge * gs.transpose() + gs * ge.transpose()) + b * he;
-        if (full_projection) {
+        if (projection == HessianProjection::none) {
+            // The barrier's own curvature, indefinite across the pair's normal: the caller knows the
+            // assembled matrix is positive definite there (IpcSolver's Newton basin, pcg.hpp breakdown).
+        } else if (projection == HessianProjection::full) {
             kernels::project_psd<12>(hessian);
         } else if (mollified) {
             kernels::project_psd_translation_free<4>(hessian);

@@ -28,12 +28,16 @@ public:
     }
     void derivatives(bool hessian, contact::PairStencils& out) override {
         contact::barrier_derivatives(m_contact.active(), m_contact.positions(), m_contact.topology(),
-                                     m_contact.s_hat(), m_kappa.value(), hessian, out);
+                                     m_contact.s_hat(), m_kappa.value(), hessian, out, m_projection);
     }
+    /// How the next assemblies project the pairs' Hessians (contact/hessian_projection.hpp).
+    void set_projection(contact::HessianProjection projection) { m_projection = projection; }
+    contact::HessianProjection projection() const { return m_projection; }
 
 private:
     contact::ContactModel& m_contact;
     const contact::BarrierStiffness& m_kappa;
+    contact::HessianProjection m_projection = contact::HessianProjection::by_case;
 };
 
 /// Lagged friction (IPC spec §6); the method lags `friction` with the normal forces it supplies.

@@ -132,6 +132,25 @@ void IpcSolver::lag_friction(const NodeField& x, double h) {
                     m_contact->s_hat(), m_kappa->value(), h);
 }
 
+void IpcSolver::assemble(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds) {
+    ScopedTimer timer(seconds.assembly);
+    m_potential.assemble(x, problem);
+    m_potential.apply_boundary(m_boundary.step(), m_boundary.obstacle_step(), m_product);
+    compute_rhs();
+}
+
+bool IpcSolver::solve_linear(const NodeField& x,
+                             const StepProblem& problem,
+                             const PcgSettings& linear,
+                             StepResult& result) {
+    ScopedTimer timer(result.seconds.linear_solve);
+    const LinearSolveResult solved =
+        m_system.solve(x, m_rhs, m_direction, linear, problem.weight * problem.h * problem.h);
+    result.linear_iterations += solved.pcg.iterations;
+    result.warm_start_iterations += solved.warm_start_iterations;
+    return !solved.pcg.breakdown;
+}
+
 void IpcSolver::compute_rhs() {
     const auto rhs = m_rhs;
     const auto gradient = m_potential.gradient();
@@ -185,6 +204,12 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     for (int lag = 1;; ++lag) {
         bool lag_converged = false;
         const int first = result.iterations;
+        // In Newton's basin (the last step was taken whole: no step bound, no backtracking) the barrier's
+        // Hessians are left unprojected: the projection drops their negative curvature across each pair,
+        // and with it Newton's quadratic convergence (measured on the 10 k-tet pile: the last iterations of
+        // a step each halved the step, 20-40 of them a step). A PCG that meets negative curvature there
+        // solves again with the projection, which holds until the next whole step.
+        bool in_basin = false;
         for (int it = 0; it < m_settings.max_iterations; ++it) {
             // 1. The boundary's remaining motion Δ; once it is far below the solve's own resolution (1e-3
             //    of the tolerance), a capped step's geometric remainder would never reach zero: put the
@@ -204,26 +229,25 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 m_contact->update(x, m_boundary.obstacle_positions());
                 contact_at_x = true;
             }
-            {
-                ScopedTimer timer(seconds.assembly);
-                m_potential.assemble(x, problem);
-                m_potential.apply_boundary(m_boundary.step(), m_boundary.obstacle_step(), m_product);
-                compute_rhs();
+            if (m_barrier_term) {
+                m_barrier_term->set_projection(in_basin ? contact::HessianProjection::none
+                                                        : contact::HessianProjection::by_case);
             }
-            {
-                ScopedTimer timer(seconds.linear_solve);
-                PcgSettings linear = m_settings.linear;
-                // While the boundary is still on its way, PCG solves to the floor: p must carry the body
-                // out of a moving obstacle's path, and a loose p leaves the step bound cutting α to
-                // slivers (the paddle scene stalled at the iteration cap with 0.1).
-                if (m_settings.forcing && remaining == 0.0) {
-                    linear.tolerance = m_forcing.next(
-                        free_norm(m_parts.comm, m_rhs, m_potential.free_mask(), m_potential.num_owned()));
-                }
-                const LinearSolveResult linear_result =
-                    m_system.solve(x, m_rhs, m_direction, linear, problem.weight * problem.h * problem.h);
-                result.linear_iterations += linear_result.pcg.iterations;
-                result.warm_start_iterations += linear_result.warm_start_iterations;
+            assemble(x, problem, seconds);
+            PcgSettings linear = m_settings.linear;
+            // While the boundary is still on its way, PCG solves to the floor: p must carry the body
+            // out of a moving obstacle's path, and a loose p leaves the step bound cutting α to
+            // slivers (the paddle scene stalled at the iteration cap with 0.1).
+            if (m_settings.forcing && remaining == 0.0) {
+                linear.tolerance = m_forcing.next(
+                    free_norm(m_parts.comm, m_rhs, m_potential.free_mask(), m_potential.num_owned()));
+            }
+            if (!solve_linear(x, problem, linear, result) && in_basin) {
+                // Negative curvature without the projection: project, and solve again.
+                in_basin = false;
+                m_barrier_term->set_projection(contact::HessianProjection::by_case);
+                assemble(x, problem, seconds);
+                solve_linear(x, problem, linear, result);
             }
 
             // 3. Stop when the boundary has arrived and both ‖p‖∞ / h and the residual acceleration are
@@ -279,6 +303,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
 
             // 5. Accept; κ doubles when a pair is already tiny and still closing (IPC spec §4.3).
+            in_basin = m_barrier_term && remaining == 0.0 && alpha >= 1.0 && search.alpha >= 1.0;
             Kokkos::deep_copy(x, m_trial);
             m_boundary.accept_trial();
             if (m_contact) {
@@ -300,6 +325,9 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
     }
 
     // 7. What the step ends with.
+    if (m_barrier_term) {
+        m_barrier_term->set_projection(contact::HessianProjection::by_case);
+    }
     if (m_contact) {
         ScopedTimer timer(seconds.contact);
         if (!contact_at_x) {

@@ -81,6 +81,13 @@ private:
     void start_kappa(const NodeField& x, const StepProblem& problem);
     bool arrival_is_safe(const NodeField& x, PhaseSeconds& seconds);
     void lag_friction(const NodeField& x, double h);
+    /// ∇E and H at x with the boundary's step, and the right-hand side (m_rhs).
+    void assemble(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds);
+    /// H p = rhs into m_direction, its iterations counted in `result`; false when PCG met pᵀHp ≤ 0.
+    bool solve_linear(const NodeField& x,
+                      const StepProblem& problem,
+                      const PcgSettings& linear,
+                      StepResult& result);
 
     StepParts m_parts;
     NewtonSettings m_settings;

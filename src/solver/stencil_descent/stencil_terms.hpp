@@ -137,7 +137,7 @@ pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g,
                                      order, g, H);
     } else {
         b = contact::pair_potential(kind, x, phi, contact::pair_mollifier_threshold(kind, rows, d.topology),
-                                    order, false, g, H);
+                                    order, contact::HessianProjection::by_case, g, H);
     }
     const double kappa = d.pair_kappa(p);
     if (order != contact::k_value) {
