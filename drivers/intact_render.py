@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from xml.etree import ElementTree
 from pathlib import Path
 
 from paraview import servermanager
@@ -37,11 +38,24 @@ def fail(message):
     return 1
 
 
-def bodies_block(data):
-    """Part 0 of the series (the bodies) as ParaView loads it: block 0 of a two-block data set."""
-    if data.IsA("vtkMultiBlockDataSet") and data.GetNumberOfBlocks() == 2:
-        return data.GetBlock(0)
-    return data
+def split_series(pvd, folder):
+    """Two series files in `folder` (a temporary one), bodies.pvd (part 0 of `pvd`) and obstacles.pvd (part
+    1; None when the run wrote no obstacles), whose entries name the step files by absolute path, so that
+    the bodies and the obstacles are drawn differently (the obstacles translucent)."""
+    tree = ElementTree.parse(pvd)
+    collection = tree.getroot().find("Collection")
+    written = {}
+    for part, name in (("0", "bodies.pvd"), ("1", "obstacles.pvd")):
+        root = ElementTree.Element("VTKFile", tree.getroot().attrib)
+        entries = ElementTree.SubElement(root, "Collection")
+        for entry in collection.findall("DataSet"):
+            if entry.get("part", "0") == part:
+                copy = dict(entry.attrib, part="0", file=str((pvd.parent / entry.get("file")).resolve()))
+                ElementTree.SubElement(entries, "DataSet", copy)
+        if len(entries):
+            ElementTree.ElementTree(root).write(folder / name, xml_declaration=True)
+            written[part] = folder / name
+    return written.get("0"), written.get("1")
 
 
 def leaves(data):
@@ -63,7 +77,7 @@ def frame_extent(reader, time, color):
     association, name, component, _ = COLORS[color]
     bounds = [math.inf, -math.inf] * 3
     low, high, values = math.inf, -math.inf, set()
-    for leaf in leaves(bodies_block(servermanager.Fetch(reader))):
+    for leaf in leaves(servermanager.Fetch(reader)):
         if leaf.GetNumberOfPoints() == 0:
             continue
         b = leaf.GetBounds()
@@ -93,8 +107,9 @@ def merge_extents(extents):
     return bounds, (low, high), values
 
 
-def make_view(reader, args, size, bounds, value_range, values, names):
-    """A render view with the series shown, coloured and framed; returns (view, title text source)."""
+def make_view(reader, obstacles, args, size, bounds, value_range, values, names):
+    """A render view with the bodies coloured, the obstacles translucent grey, framed on the bodies; returns
+    (view, title text source)."""
     view = CreateView("RenderView")
     view.ViewSize = size
     view.OrientationAxesVisibility = 0
@@ -102,15 +117,19 @@ def make_view(reader, args, size, bounds, value_range, values, names):
     if hasattr(view, "UseColorPaletteForBackground"):
         view.UseColorPaletteForBackground = 0
 
+    if obstacles is not None:
+        grey = Show(obstacles, view)
+        grey.ColorArrayName = [None, ""]
+        grey.SetRepresentationType("Surface With Edges")
+        grey.DiffuseColor = grey.AmbientColor = [0.72, 0.72, 0.70]
+        grey.EdgeColor = [0.55, 0.55, 0.53]
+        grey.Opacity = 0.35  # the bodies show through planes and meshes that hide them
     association, name, component, legend = COLORS[args.color]
     shown = Show(reader, view)
     shown.SetRepresentationType("Surface With Edges")
     shown.EdgeColor = [0.15, 0.15, 0.15]
-    # Obstacles carry none of the bodies' arrays: they are drawn in the solid (or NaN) colour, grey.
-    shown.DiffuseColor = shown.AmbientColor = [0.72, 0.72, 0.70]
     ColorBy(shown, (association, name, component) if component else (association, name))
     lut = GetColorTransferFunction(name)
-    lut.NanColor = [0.72, 0.72, 0.70]
     if component is None:
         count = max(values) + 1 if values else 1
         lut.InterpretValuesAsCategories = 1
@@ -148,7 +167,7 @@ def make_view(reader, args, size, bounds, value_range, values, names):
     camera.SetPosition(center[0] + 1.6 * extent, center[1] - 2.6 * extent, center[2] + 1.4 * extent)
     camera.SetViewUp(0.0, 0.0, 1.0)
     view.ResetCamera(bounds, False)  # the bodies fill the picture, not the (larger) obstacles
-    camera.Dolly(1.2)
+    camera.Dolly(1.5)
     return view, title
 
 
@@ -205,12 +224,24 @@ def main():
     args = parser.parse_args()
 
     out = args.output.resolve()
-    size = [int(v) for v in args.size.lower().split("x")]
     scene_file = out / "scene.resolved.json"
     scene = json.loads(scene_file.read_text()) if scene_file.is_file() else {}
     names = [b.get("name", f"bodies[{i}]") for i, b in enumerate(scene.get("bodies", []))]
 
-    reader = PVDReader(FileName=str(out / "intact.pvd"))
+    series = Path(tempfile.mkdtemp(prefix="intact-render-series-"))
+    try:
+        return render(args, out, series, names)
+    finally:
+        shutil.rmtree(series, ignore_errors=True)
+
+
+def render(args, out, series, names):
+    size = [int(v) for v in args.size.lower().split("x")]
+    bodies, obstacle_series = split_series(out / "intact.pvd", series)
+    if bodies is None:
+        return fail(f"{out / 'intact.pvd'} lists no bodies (part 0); fix: give a folder `intact run` wrote")
+    reader = PVDReader(FileName=str(bodies))
+    obstacles = PVDReader(FileName=str(obstacle_series)) if obstacle_series else None
     times = reader.TimestepValues
     times = [times] if isinstance(times, float) else list(times or [0.0])
     if not 0 <= args.frame < len(times):
@@ -224,7 +255,7 @@ def main():
     if not math.isfinite(value_range[0]):
         return fail(f"--color {args.color}: {out} has no {association.lower()[:-1]} array '{name}'; fix: "
                     f"render it with an array it has (rank, body, speed, displacement)")
-    view, title = make_view(reader, args, size, bounds, value_range, values, names)
+    view, title = make_view(reader, obstacles, args, size, bounds, value_range, values, names)
     heading = args.title or out.name
 
     if args.png:
