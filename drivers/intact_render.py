@@ -5,7 +5,7 @@
 
 Started by drivers/intact_render.sh (installed as `intact-render`), which checks the arguments and sets up
 ParaView. The bodies are drawn with their mesh edges, coloured by the MPI rank or the body (one colour per
-value, with a legend naming the ranks or the bodies' scene names) or by the magnitude of the velocity or the
+value, with a legend naming the ranks or the bodies' scene names; a colour scale of the index beyond 12) or by the magnitude of the velocity or the
 displacement (a colour bar); obstacles are grey. A movie uses one camera and one colour range for all frames.
 """
 
@@ -130,8 +130,14 @@ def make_view(reader, obstacles, args, size, bounds, value_range, values, names)
     shown.EdgeColor = [0.15, 0.15, 0.15]
     ColorBy(shown, (association, name, component) if component else (association, name))
     lut = GetColorTransferFunction(name)
-    if component is None:
-        count = max(values) + 1 if values else 1
+    count = max(values) + 1 if component is None and values else 1
+    if component is None and count > 12:
+        # Too many to name in a legend: a colour scale of the index (bodies[i], or the rank).
+        lut.ApplyPreset("Rainbow Uniform", True)
+        lut.RescaleTransferFunction(0.0, float(count - 1))
+        lut.AutomaticRescaleRangeMode = "Never"
+        legend += " (index)"
+    elif component is None:
         lut.InterpretValuesAsCategories = 1
         lut.ApplyPreset("Brewer Qualitative Set1" if count <= 9 else "Rainbow Uniform", True)
         label = (lambda v: f"rank {v}") if args.color == "rank" else \

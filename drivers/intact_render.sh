@@ -167,19 +167,19 @@ fi
 # Debian's pvbatch renders through X only (no EGL/OSMesa), so it runs under a virtual X server. `-a` takes
 # the first free display from `-n` on; starting from a number of this process's own keeps two renders
 # started together from racing for the same display. A virtual X server that is slow to start makes pvbatch
-# abort ("bad X server connection"): that is tried again, on another display, up to three times. pvbatch's
+# abort ("bad X server connection"): that is tried again, on another display, up to five times. pvbatch's
 # messages are shown when it fails (on success they are only the movie encoder's notes).
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
   status=0
   xvfb-run -a -n $((100 + ($$ + 97 * try) % 800)) -s "-screen 0 1920x1200x24" pvbatch "$script" "${args[@]}" \
     2>"$log" || status=$?
-  if ((status != 134)) || ! grep -q "bad X server connection" "$log"; then
+  if ((status == 0)) || ! grep -q "bad X server connection" "$log"; then
     ((status == 0)) || cat "$log" >&2
     exit "$status"
   fi
-  say "the virtual X server was not ready (pvbatch aborted); try $try of 3"
+  say "the virtual X server was not ready (pvbatch aborted, status $status); try $try of 5"
 done
 cat "$log" >&2
 exit 1
