@@ -5,8 +5,9 @@
 
 Started by drivers/intact_render.sh (installed as `intact-render`), which checks the arguments and sets up
 ParaView. The bodies are drawn with their mesh edges, coloured by the MPI rank or the body (one colour per
-value, with a legend naming the ranks or the bodies' scene names; a colour scale of the index beyond 12) or by the magnitude of the velocity or the
-displacement (a colour bar); obstacles are grey. A movie uses one camera and one colour range for all frames.
+value, with a legend naming the ranks or the bodies' scene names; beyond 12, a colour scale of the index) or
+by the magnitude of the velocity or the displacement (a colour bar); obstacles are translucent grey. A movie
+uses one camera and one colour range for all frames.
 """
 
 import argparse

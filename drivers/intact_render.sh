@@ -75,10 +75,12 @@ done
 [[ -n $out ]] || usage_error "no output folder given; fix: name the folder \`intact run --output\` wrote"
 [[ -d $out ]] || usage_error "the output folder '$out' does not exist; fix: give the folder \`intact run --output\` wrote"
 [[ -f $out/intact.pvd ]] ||
-  usage_error "'$out' holds no intact.pvd; fix: give the folder \`intact run --output\` wrote (the run writes intact.pvd at its start)"
+  usage_error "'$out' holds no intact.pvd; fix: give the folder \`intact run --output\` wrote" \
+    "(the run writes intact.pvd at its start)"
 case $color in
   rank | body | speed | displacement) ;;
-  *) usage_error "--color '$color' is not an array Intact writes; fix: one of rank, body, speed (|velocity|), displacement (|displacement|)" ;;
+  *) usage_error "--color '$color' is not an array Intact writes;" \
+    "fix: one of rank, body, speed (|velocity|), displacement (|displacement|)" ;;
 esac
 frames=$(grep -c 'part="0"' "$out/intact.pvd" || true)
 ((frames > 0)) || usage_error "'$out/intact.pvd' lists no time step; fix: let the run write at least its first step"
@@ -102,7 +104,9 @@ if [[ -n $movie ]]; then
       ogv | avi) ;;
       mp4)
         command -v ffmpeg >/dev/null ||
-          usage_error "--movie '$movie': an .mp4 needs the ffmpeg program, which is not installed; fix: apt-get install ffmpeg, or write '${movie%.*}.ogv', '${movie%.*}.avi' or a folder of PNGs ('${movie%.*}/')"
+          usage_error "--movie '$movie': an .mp4 needs the ffmpeg program, which is not installed;" \
+            "fix: apt-get install ffmpeg, or write '${movie%.*}.ogv', '${movie%.*}.avi' or a folder of PNGs" \
+            "('${movie%.*}/')"
         ;;
       *) usage_error "--movie '$movie': unknown kind; fix: end it with .ogv, .avi, .mp4, or / for a folder of PNGs" ;;
     esac
