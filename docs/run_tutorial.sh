@@ -5,7 +5,7 @@
 #   bash docs/run_tutorial.sh [INTACT_BIN]     # default: <repo>/build/drivers/intact
 #
 # Each block runs as written, with `set -e`; the tutorial's INTACT_SRC and INTACT point at this clone and the
-# program. The picture block needs ParaView (tests/integration/paraview.sh installs it as root); where that
+# program. The picture block needs ParaView (drivers/intact_render.sh installs it as root); where that
 # script reports 77 (cannot install: not root, no apt-get), the picture is skipped with a message.
 # Exit status: 0 when every block passed (the picture maybe skipped), 1 otherwise.
 set -euo pipefail
@@ -57,7 +57,7 @@ script=$scratch/tutorial.sh
   echo 'cd "$HOME"'
   for block in "$blocks"/*.sh; do
     printf 'echo "[intact tutorial] block %s" >&2\n' "$(basename "$block" .sh)"
-    if grep -q 'paraview.sh' "$block"; then
+    if grep -q 'intact_render.sh' "$block"; then
       # The picture: 77 means ParaView could not be installed here.
       printf 'status=0\n(\n%s\n) || status=$?\n' "$(cat "$block")"
       echo 'if ((status == 77)); then echo "[intact tutorial] picture skipped (no ParaView)" >&2;'

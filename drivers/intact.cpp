@@ -77,7 +77,10 @@ const char* usage_text =
     "           (pt_dist, ee_dist, barrier, pt_ccd_raw, ee_ccd_raw; see README)\n"
     "ccd-bench  run the CCD over benchmark query files (CSV, Wang et al. 2021) under DIR and report false\n"
     "           negatives, false positives and ns per query\n"
-    "schema     print the JSON Schema of scene files (draft 2020-12; also docs/scene.schema.json)\n";
+    "schema     print the JSON Schema of scene files (draft 2020-12; also docs/scene.schema.json)\n"
+    "\n"
+    "Pictures and movies of an output folder, without a display: intact-render OUTPUT_DIR (installed beside\n"
+    "intact; drivers/intact_render.sh in the sources; intact-render --help).\n";
 
 struct Arguments {
     std::string command;
@@ -329,6 +332,11 @@ int main(int argc, char** argv) {
         } else if (args.command == "check" || args.command == "geometry" || args.command == "ccd-bench" ||
                    args.command == "schema") {
             status = serial_tool(args, comm, runtime.rank());
+        } else if (args.command == "render") {
+            throw intact::InputError(
+                "pictures are made by a program of their own: intact-render OUTPUT_DIR "
+                "[--frame N|last] [--color rank|body|speed|displacement] (installed beside "
+                "intact; drivers/intact_render.sh in the sources)");
         } else {
             throw intact::InputError("unknown command '" + args.command + "'\n" + usage_text);
         }

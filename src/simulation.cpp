@@ -19,6 +19,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 namespace intact {
@@ -148,6 +149,24 @@ std::string residual_acceleration_text(double acceleration) {
         text << acceleration << " m/s^2";
     } else {
         text << "n/a";
+    }
+    return text.str();
+}
+
+/// The progress token of a step line: `35% ETA 2m10s`, the share of the run's steps done and the time left
+/// at the mean pace of the steps this process has run so far (`elapsed` seconds for `done` steps).
+std::string progress_text(int step, int steps, int done, double elapsed) {
+    const int percent = steps > 0 ? static_cast<int>(100LL * step / steps) : 100;
+    const double left = done > 0 ? elapsed / done * std::max(steps - step, 0) : 0.0;
+    const long long seconds = std::llround(left);
+    std::ostringstream text;
+    text << percent << "% ETA ";
+    if (seconds >= 3600) {
+        text << seconds / 3600 << "h" << std::setfill('0') << std::setw(2) << seconds % 3600 / 60 << "m";
+    } else if (seconds >= 60) {
+        text << seconds / 60 << "m" << std::setfill('0') << std::setw(2) << seconds % 60 << "s";
+    } else {
+        text << seconds << "s";
     }
     return text.str();
 }
@@ -387,7 +406,9 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     int uncertified = 0;
     int fallbacks = 0;
     int fallbacks_certified = 0;
-    for (int n = m_step + 1; n <= m_scene.steps; ++n) {
+    const int first_step = m_step + 1;
+    Kokkos::Timer run_timer;
+    for (int n = first_step; n <= m_scene.steps; ++n) {
         Kokkos::Timer timer;
         const solver::StepResult result = step();
         const double wall = comm::allreduce_max(m_comm, timer.seconds());
@@ -405,7 +426,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
                                          : "  NOT CERTIFIED: " +
                                                m_verdict.explain(m_certificate->acceleration_tolerance()))
                     << (result.line_search_failed ? " (line search failed)" : "") << "  wall " << wall
-                    << " s";
+                    << " s  " << progress_text(n, m_scene.steps, n - first_step + 1, run_timer.seconds());
         write_metrics(m_step, result, wall);
         if (m_step % m_scene.output_every == 0 || n == m_scene.steps) {
             write_output(m_step, m_time);

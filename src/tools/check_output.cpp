@@ -61,6 +61,7 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
     int bad_steps = 0;
     for (std::size_t s = 0; s < series.size(); ++s) {
         detail::SceneMesh scene;
+        scene.body_names = obstacles.body_names;
         std::unordered_map<GlobalId, int> node_index;
         std::unordered_set<GlobalId> seen_tets;
         for (const fs::path& piece : detail::read_piece_list(series[s].file)) {

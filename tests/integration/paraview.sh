@@ -63,6 +63,8 @@ if [[ ! -d $modules/paraview ]]; then
   rm -rf "$deps/paraview-python-$version.tmp"
   dpkg-deb -x "$work"/python3-paraview_*.deb "$deps/paraview-python-$version.tmp"
   mv "$deps/paraview-python-$version.tmp" "$deps/paraview-python-$version"
+  rm -rf "$work"
+  trap - EXIT
 fi
 export PYTHONPATH=$modules${PYTHONPATH:+:$PYTHONPATH}
 
@@ -74,4 +76,17 @@ fi
 # `-a` takes the first free display from `-n` on; starting from a number of this process's own (not 99
 # every time) keeps a run from taking the display of the previous one's X server while that one is
 # still shutting down (seen in ctest: "bad X server connection. DISPLAY=:99" right after another check).
-exec xvfb-run -a -n $((100 + $$ % 800)) -s "-screen 0 1920x1200x24" pvbatch "$@"
+# A virtual X server that is slow to start makes pvbatch abort ("bad X server connection", seen on a loaded
+# machine): that is tried again, on another display, up to five times (as drivers/intact_render.sh does).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for try in 1 2 3 4 5; do
+  status=0
+  xvfb-run -a -n $((100 + ($$ + 97 * try) % 800)) -s "-screen 0 1920x1200x24" pvbatch "$@" 2>"$log" || status=$?
+  cat "$log" >&2
+  if ((status == 0)) || ! grep -q "bad X server connection" "$log"; then
+    exit "$status"
+  fi
+  say "the virtual X server was not ready (pvbatch aborted, status $status); try $try of 5"
+done
+exit 1

@@ -263,8 +263,10 @@ TEST_F(CheckOutput, OverlappingBoxesIntersect) {
     ASSERT_FALSE(report.steps[0].examples.empty());
     EXPECT_LE(report.steps[0].examples.size(), 5u);
     // Inter-body: the examples name triangles of both bodies.
-    EXPECT_NE(report.steps[0].examples[0].find("body 0"), std::string::npos) << report.steps[0].examples[0];
-    EXPECT_NE(report.steps[0].examples[0].find("body 1"), std::string::npos) << report.steps[0].examples[0];
+    EXPECT_NE(report.steps[0].examples[0].find("bodies[0] triangle"), std::string::npos)
+        << report.steps[0].examples[0];
+    EXPECT_NE(report.steps[0].examples[0].find("bodies[1] triangle"), std::string::npos)
+        << report.steps[0].examples[0];
 }
 
 TEST_F(CheckOutput, FaceToFaceBoxesApartBy1e12AreCleanAndTouchingOnesAreNot) {
@@ -507,7 +509,7 @@ TEST_F(CheckOutput, BodyOnOrBehindAPlaneIsReportedAndOneAboveItIsClean) {
     EXPECT_EQ(touching.steps[0].intersecting_pairs, 0);
     EXPECT_EQ(touching.steps[0].obstacle_triangle_pairs, 0);
     ASSERT_EQ(touching.steps[0].examples.size(), 5u);
-    EXPECT_NE(touching.steps[0].examples[0].find("body 0 node "), std::string::npos)
+    EXPECT_NE(touching.steps[0].examples[0].find("bodies[0] node "), std::string::npos)
         << touching.steps[0].examples[0];
     EXPECT_NE(touching.steps[0].examples[0].find(" is on obstacles[0] (plane)"), std::string::npos)
         << touching.steps[0].examples[0];
@@ -725,7 +727,7 @@ TEST_F(CheckOutput, SegmentAndPointObstaclesArePlacedMovedAndChecked) {
     report = check(dir);
     EXPECT_EQ(report.steps[0].obstacle_vertices_inside, 1);
     EXPECT_EQ(report.steps[0].obstacle_triangle_pairs, 0);
-    EXPECT_TRUE(any_example_has(report.steps[0], "obstacles[0] (mesh) vertex 2 is inside body 0"));
+    EXPECT_TRUE(any_example_has(report.steps[0], "obstacles[0] (mesh) vertex 2 is inside bodies[0]"));
     // 4. Rotating: the point starts outside at (1.5, 0.5, 0.5) and turns about the z axis through (1, 0.5)
     //    at 100 π rad/s: half a turn at the second step (t = 0.01 s) brings it to (0.5, 0.5, 0.5), inside.
     nlohmann::json turning = wire({1.5, 0.5, -1.0});
@@ -740,3 +742,17 @@ TEST_F(CheckOutput, SegmentAndPointObstaclesArePlacedMovedAndChecked) {
 }
 
 } // namespace
+
+TEST_F(CheckOutput, MessagesNameBodiesByTheirSceneNames) {
+    // bodies[0] is named in the resolved scene; bodies[1] carries the default name, which is no name.
+    const std::string dir = output_dir("named_bodies");
+    write_series(dir, {{box(0.0, 1.0), box(0.5, 1.5)}});
+    nlohmann::json scene;
+    scene["bodies"] = {{{"name", "left"}}, {{"name", "body1"}}};
+    std::ofstream(fs::path(dir) / "scene.resolved.json") << scene.dump(2) << "\n";
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 1u);
+    EXPECT_TRUE(any_example_has(report.steps[0], "bodies[0] (\"left\") triangle"))
+        << report.steps[0].examples[0];
+    EXPECT_TRUE(any_example_has(report.steps[0], "bodies[1] triangle")) << report.steps[0].examples[0];
+}

@@ -58,7 +58,7 @@ bool boundary_triangles_meet(const std::array<int, 3>& s,
 
 std::string describe_triangle(const SceneMesh& scene, const std::array<int, 3>& tri) {
     std::ostringstream out;
-    out << "body " << scene.node_body[static_cast<std::size_t>(tri[0])] << " triangle ("
+    out << body_text(scene, scene.node_body[static_cast<std::size_t>(tri[0])]) << " triangle ("
         << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
         << scene.node_id[static_cast<std::size_t>(tri[1])] << ", "
         << scene.node_id[static_cast<std::size_t>(tri[2])] << ")";
@@ -143,7 +143,7 @@ void check_scene(const SceneMesh& scene,
         ++report.inverted_tets;
         if (tet_examples.size() < k_max_examples) {
             std::ostringstream out;
-            out << "body " << scene.tet_body[t] << " tet " << scene.tet_id[t] << " (nodes "
+            out << body_text(scene, scene.tet_body[t]) << " tet " << scene.tet_id[t] << " (nodes "
                 << scene.node_id[static_cast<std::size_t>(tet[0])] << ", "
                 << scene.node_id[static_cast<std::size_t>(tet[1])] << ", "
                 << scene.node_id[static_cast<std::size_t>(tet[2])] << ", "
@@ -265,7 +265,7 @@ void check_scene(const SceneMesh& scene,
                      (p[2] - point[2]) * plane.normal[2]) /
                     length;
                 std::ostringstream out;
-                out << "body " << scene.node_body[static_cast<std::size_t>(node)] << " node "
+                out << body_text(scene, scene.node_body[static_cast<std::size_t>(node)]) << " node "
                     << scene.node_id[static_cast<std::size_t>(node)] << " at (" << p[0] << ", " << p[1]
                     << ", " << p[2] << ") is ";
                 if (side == 0) {
@@ -331,9 +331,9 @@ void check_scene(const SceneMesh& scene,
             if (inside_examples.size() < k_max_examples) {
                 inside_examples.push_back(
                     "obstacles[" + std::to_string(k) + "] (mesh) vertex " + std::to_string(n) +
-                    " is inside body " +
-                    std::to_string(
-                        scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
+                    " is inside " +
+                    body_text(scene,
+                              scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
             }
         });
     }

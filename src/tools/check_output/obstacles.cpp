@@ -89,6 +89,15 @@ Obstacles read_obstacles(const fs::path& directory) {
             " does not hold a JSON object; fix: run the scene again into this folder to rewrite it");
     }
     obstacles.checked = true;
+    if (scene.contains("bodies") && scene.at("bodies").is_array()) {
+        const nlohmann::json& bodies = scene.at("bodies");
+        for (std::size_t b = 0; b < bodies.size(); ++b) {
+            const nlohmann::json& body = bodies[b];
+            const bool named = body.is_object() && body.contains("name") && body.at("name").is_string() &&
+                               body.at("name").get<std::string>() != "body" + std::to_string(b);
+            obstacles.body_names.push_back(named ? body.at("name").get<std::string>() : std::string());
+        }
+    }
     const nlohmann::json none = nlohmann::json::array();
     const nlohmann::json& list =
         scene.contains("obstacles") && !scene.at("obstacles").is_null() ? scene.at("obstacles") : none;

@@ -39,6 +39,8 @@ struct Obstacles {
     bool checked = false;          ///< scene.resolved.json was found
     std::string note;              ///< the line logged before the steps
     std::vector<Obstacle> entries; ///< in the order of `obstacles`
+    /// Per entry of `bodies`: the name the scene gave it, empty when it gave none (the default "body<i>").
+    std::vector<std::string> body_names;
 };
 
 /// The obstacles listed in `directory`/scene.resolved.json. Throws InputError (naming the file, the key and

@@ -220,4 +220,15 @@ void add_piece(const fs::path& file,
     }
 }
 
+std::string body_text(const SceneMesh& scene, int body) {
+    if (body < 0) {
+        return "a body (the pieces have no cell array 'body')";
+    }
+    const std::string label = "bodies[" + std::to_string(body) + "]";
+    const auto b = static_cast<std::size_t>(body);
+    return b < scene.body_names.size() && !scene.body_names[b].empty()
+               ? label + " (\"" + scene.body_names[b] + "\")"
+               : label;
+}
+
 } // namespace intact::tools::detail

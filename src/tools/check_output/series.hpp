@@ -36,12 +36,16 @@ std::vector<fs::path> read_piece_list(const fs::path& pvtu);
 /// One step's pieces merged into a scene-wide mesh.
 struct SceneMesh {
     TetMesh mesh;
-    std::vector<GlobalId> node_id;     ///< per node: its `global_id`
-    std::vector<int> node_body;        ///< per node: the body of a tet that uses it (-1: unused)
-    std::vector<GlobalId> tet_id;      ///< per tet: cell `global_id` (-1 when the pieces have none)
-    std::vector<int> tet_body;         ///< per tet: cell `body` (-1 when the pieces have none)
-    long long position_mismatches = 0; ///< nodes whose copies in different pieces disagree
+    std::vector<GlobalId> node_id;       ///< per node: its `global_id`
+    std::vector<int> node_body;          ///< per node: the body of a tet that uses it (-1: unused)
+    std::vector<GlobalId> tet_id;        ///< per tet: cell `global_id` (-1 when the pieces have none)
+    std::vector<int> tet_body;           ///< per tet: cell `body` (-1 when the pieces have none)
+    long long position_mismatches = 0;   ///< nodes whose copies in different pieces disagree
+    std::vector<std::string> body_names; ///< per body: its scene name, empty when it has none
 };
+
+/// How messages name body `body` of `scene`: `bodies[b] ("name")`, or `bodies[b]` without a name.
+std::string body_text(const SceneMesh& scene, int body);
 
 /// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), tets with a
 /// cell `global_id` already seen are skipped.
