@@ -13,6 +13,11 @@
 ///   their shared vertices: a pair sharing an edge is skipped; a pair sharing one vertex is reported only
 ///   when the edge opposite that vertex in one triangle meets the other triangle (the triangles overlap
 ///   beyond the shared vertex);
+/// - shells (VTK triangles) and rods (VTK lines) join those triangles: every shell triangle, and every
+///   rod segment (a, b) as the degenerate triangle (a, b, b), by the same rule (a segment sharing one node
+///   with an item is reported when its far end meets that item); so shell–shell, shell–solid,
+///   rod–triangle (a segment crossing a triangle) and rod–rod crossings are found. Contact offsets are not
+///   applied: the items are checked as infinitely thin (docs/codim.md);
 /// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at time 0 by
 ///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
 ///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula

@@ -41,10 +41,16 @@ struct SceneMesh {
     std::vector<GlobalId> tet_id;      ///< per tet: cell `global_id` (-1 when the pieces have none)
     std::vector<int> tet_body;         ///< per tet: cell `body` (-1 when the pieces have none)
     long long position_mismatches = 0; ///< nodes whose copies in different pieces disagree
+    /// Shell triangles (VTK triangles) and rod segments (VTK lines), with their cell `body`.
+    std::vector<std::array<int, 3>> shell_triangles;
+    std::vector<int> shell_triangle_body;
+    std::vector<std::array<int, 2>> rod_segments;
+    std::vector<int> rod_segment_body;
 };
 
-/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), tets with a
-/// cell `global_id` already seen are skipped.
+/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), cells
+/// (tetrahedra, shell triangles, rod lines) with a cell `global_id` already seen are skipped. Any other
+/// cell type is an error.
 void add_piece(const fs::path& file,
                SceneMesh& scene,
                std::unordered_map<GlobalId, int>& node_index,
