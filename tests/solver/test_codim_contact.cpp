@@ -64,7 +64,7 @@ json base_scene(int steps, double dt) {
     scene["gravity"] = {0.0, 0.0, -9.81};
     scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
     scene["solver"] = {
-        {"newton_tolerance", 1e-8}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}};
+        {"newton_tolerance", 1e-6}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}};
     scene["output"] = {{"every", 5}};
     return scene;
 }
@@ -286,11 +286,14 @@ TEST(CodimContact, SameTrajectoryOnEveryRankCount) {
     scene["bodies"][1]["mesh"]["sheet"]["cells_y"] = 6;
     json rod;
     rod["type"] = "rod";
-    rod["mesh"]["rod"] = {{"start", {-0.15, 0.02, 0.125}}, {"end", {0.15, -0.02, 0.125}}, {"segments", 12}};
+    rod["mesh"]["rod"] = {{"start", {-0.12, 0.03, 0.125}}, {"end", {0.17, -0.01, 0.125}}, {"segments", 12}};
     rod["material"] = {{"youngs_modulus", 1e7}, {"density", 1000.0}, {"radius", 2e-3}};
     scene["bodies"].push_back(rod);
+    // Friction: a frictionless sheet on the block slides freely sideways, and the rod's impact on a
+    // symmetric set-up chooses a direction by round-off (mirror-image results at different rank counts).
+    scene["contact"]["friction"] = 0.3;
     scene["solver"] = {
-        {"newton_tolerance", 1e-12}, {"linear_tolerance", 1e-14}, {"max_linear_iterations", 20000}};
+        {"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-13}, {"max_linear_iterations", 20000}};
     scene.erase("output");
     std::map<GlobalId, Vec3> reference;
     MPI_Comm alone;
