@@ -147,13 +147,19 @@ TEST(CodimContact, SheetDroppedOnBlockComesToRestWithoutCrossing) {
 TEST(CodimContact, CheckSeesASheetFallingThroughTheBlockWithoutContact) {
     json scene = drop_scene(10);
     scene["contact"]["enabled"] = false;
-    // Wider than the block, so that it cuts the block's sides (a sheet wholly inside a solid crosses no
-    // boundary triangle, and `intact check` does not test shell vertices inside tets).
+    // Wider than the block, so that it cuts the block's sides (triangle pairs that meet)...
     scene["bodies"][1] = sheet(0.3, 10, {-0.15, -0.15, 0.105});
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
                           output_dir("through", MPI_COMM_WORLD));
     simulation.run();
     EXPECT_FALSE(test::output_is_clean(simulation.output_dir()));
+    // ... and narrower, wholly inside the block at the output step t = 0.1 s (only its vertices show it).
+    json inside = drop_scene(5);
+    inside["contact"]["enabled"] = false;
+    Simulation buried(MPI_COMM_WORLD, io::parse_scene(inside, "test.json"),
+                      output_dir("inside", MPI_COMM_WORLD));
+    buried.run();
+    EXPECT_FALSE(test::output_is_clean(buried.output_dir()));
 }
 
 TEST(CodimContact, RodDrapesOverBlock) {

@@ -357,6 +357,24 @@ void check_scene(const SceneMesh& scene,
                 }
             }
         }
+        // Shell and rod vertices too (obstacle −1, n their node): a sheet or a rod can end up wholly inside
+        // a solid between two output steps. A node is never inside its own body's tets (it has none).
+        std::vector<char> codim_node(x.size(), 0);
+        for (const auto& tri : scene.shell_triangles) {
+            for (const int n : tri) {
+                codim_node[static_cast<std::size_t>(n)] = 1;
+            }
+        }
+        for (const auto& segment : scene.rod_segments) {
+            codim_node[static_cast<std::size_t>(segment[0])] =
+                codim_node[static_cast<std::size_t>(segment[1])] = 1;
+        }
+        for (std::size_t n = 0; n < x.size(); ++n) {
+            if (codim_node[n] && finite(x[n])) {
+                volume.push_back({x[n], x[n]});
+                vertex_of.emplace_back(-1, static_cast<int>(n));
+            }
+        }
         std::set<std::pair<int, int>> reported;
         for_each_overlapping_pair(volume, [&](int i, int j) {
             if (static_cast<std::size_t>(i) >= num_tets || static_cast<std::size_t>(j) < num_tets) {
@@ -364,10 +382,23 @@ void check_scene(const SceneMesh& scene,
             }
             const auto [k, n] = vertex_of[static_cast<std::size_t>(j) - num_tets];
             const auto& tet = scene.mesh.tets[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])];
-            const Vec3& p = obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
+            const Vec3& p = k < 0 ? x[static_cast<std::size_t>(n)]
+                                  : obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
             if (!in_closed_tet(p, x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[1])],
                                x[static_cast<std::size_t>(tet[2])], x[static_cast<std::size_t>(tet[3])]) ||
                 !reported.insert({k, n}).second) {
+                return;
+            }
+            if (k < 0) {
+                ++report.codim_vertices_inside;
+                if (inside_examples.size() < k_max_examples) {
+                    inside_examples.push_back(
+                        "body " + std::to_string(scene.node_body[static_cast<std::size_t>(n)]) + " node " +
+                        std::to_string(scene.node_id[static_cast<std::size_t>(n)]) +
+                        " (shell or rod) is inside body " +
+                        std::to_string(
+                            scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
+                }
                 return;
             }
             ++report.obstacle_vertices_inside;
