@@ -25,7 +25,7 @@ void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& sour
 void read_codim_material_keys(JsonObject& material, BodyType type, Material& out);
 
 /// Throws InputError when the scene has shells or rods and asks for something they do not support yet
-/// (contact, `stencil_descent`), naming the key and the alternative.
+/// (contact with `al`, `stencil_descent`), naming the key and the alternative.
 void check_codim_support(const Scene& scene);
 
 } // namespace intact::io::detail

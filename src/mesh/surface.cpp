@@ -77,4 +77,30 @@ Surface extract_surface(const TetMesh& mesh) {
     return surface;
 }
 
+Surface extract_surface(const TetMesh& mesh, const CodimElements& codim) {
+    Surface surface = extract_surface(mesh);
+    if (codim.triangles.empty() && codim.segments.empty()) {
+        return surface;
+    }
+    auto add_edge = [&](int a, int b) { surface.edges.push_back({std::min(a, b), std::max(a, b)}); };
+    for (const auto& tri : codim.triangles) {
+        surface.triangles.push_back(tri);
+        for (int k = 0; k < 3; ++k) {
+            add_edge(tri[static_cast<std::size_t>(k)], tri[static_cast<std::size_t>((k + 1) % 3)]);
+            surface.vertices.push_back(tri[static_cast<std::size_t>(k)]);
+        }
+    }
+    for (const auto& segment : codim.segments) {
+        add_edge(segment[0], segment[1]);
+        surface.vertices.push_back(segment[0]);
+        surface.vertices.push_back(segment[1]);
+    }
+    std::sort(surface.edges.begin(), surface.edges.end());
+    surface.edges.erase(std::unique(surface.edges.begin(), surface.edges.end()), surface.edges.end());
+    std::sort(surface.vertices.begin(), surface.vertices.end());
+    surface.vertices.erase(std::unique(surface.vertices.begin(), surface.vertices.end()),
+                           surface.vertices.end());
+    return surface;
+}
+
 } // namespace intact

@@ -2,6 +2,7 @@
 /// @file surface.hpp
 /// @brief Boundary of a tetrahedral mesh: outward triangles, their edges and vertices.
 
+#include "src/mesh/codim_elements.hpp"
 #include "src/mesh/tet_mesh.hpp"
 
 #include <array>
@@ -21,5 +22,13 @@ struct Surface {
 
 /// Host, O(E log E).
 Surface extract_surface(const TetMesh& mesh);
+
+/// The contact surface of a scene: the solids' boundary (extract_surface) plus every shell triangle (as
+/// given; an unsigned distance acts on both of its sides, so one copy serves both faces), the unique
+/// edges of the shell triangles and the rod segments, and every vertex of a shell or a rod. A rod vertex
+/// needs no point–edge pair kind: the edge–edge pairs of its segments cover the point–edge and
+/// point–point closest-feature cases, as for obstacle segments. Triangles: the solids' first, then the
+/// shells' in `codim` order; edges and vertices sorted and unique. Host.
+Surface extract_surface(const TetMesh& mesh, const CodimElements& codim);
 
 } // namespace intact

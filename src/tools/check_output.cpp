@@ -84,6 +84,9 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
                 log << ", " << step.obstacle_vertices_inside << " obstacle vertices inside bodies";
             }
         }
+        if (step.codim_vertices_inside > 0) {
+            log << ", " << step.codim_vertices_inside << " shell or rod vertices inside solids";
+        }
         log << "\n";
         for (const std::string& example : step.examples) {
             log << "  " << example << "\n";
@@ -97,6 +100,7 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         total.obstacle_triangle_pairs += step.obstacle_triangle_pairs;
         total.vertices_behind_planes += step.vertices_behind_planes;
         total.obstacle_vertices_inside += step.obstacle_vertices_inside;
+        total.codim_vertices_inside += step.codim_vertices_inside;
         bad_steps += step.clean() ? 0 : 1;
         report.steps.push_back(std::move(step));
     }
@@ -115,6 +119,9 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
             log << ", " << total.obstacle_triangle_pairs << " body-obstacle triangle pairs, "
                 << total.obstacle_vertices_inside << " obstacle vertices inside bodies and "
                 << total.vertices_behind_planes << " vertices on or behind planes";
+        }
+        if (total.codim_vertices_inside > 0) {
+            log << ", " << total.codim_vertices_inside << " shell or rod vertices inside solids";
         }
         log << " in all" << (obstacles.checked ? "" : " (obstacles not checked)") << "\n";
     }

@@ -13,6 +13,13 @@
 ///   their shared vertices: a pair sharing an edge is skipped; a pair sharing one vertex is reported only
 ///   when the edge opposite that vertex in one triangle meets the other triangle (the triangles overlap
 ///   beyond the shared vertex);
+/// - shells (VTK triangles) and rods (VTK lines) join those triangles: every shell triangle, and every
+///   rod segment (a, b) as the degenerate triangle (a, b, b), by the same rule (a segment sharing one node
+///   with an item is reported when its far end meets that item); so shell–shell, shell–solid,
+///   rod–triangle (a segment crossing a triangle) and rod–rod crossings are found; and a shell or rod
+///   vertex inside or on a tetrahedron (a sheet that passed wholly into a solid between two output steps)
+///   is reported. Contact offsets are not applied: the items are checked as infinitely thin
+///   (docs/codim.md);
 /// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at time 0 by
 ///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
 ///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula
@@ -52,6 +59,9 @@ struct StepReport {
     long long vertices_behind_planes = 0;
     /// Vertices of mesh obstacles inside or on a body tetrahedron (each counted once).
     long long obstacle_vertices_inside = 0;
+    /// Vertices of shells and rods inside or on a tetrahedron of another body (each counted once): a sheet
+    /// or a rod that passed wholly into a solid between two output steps crosses no boundary triangle.
+    long long codim_vertices_inside = 0;
     /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
     /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
     /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
@@ -60,7 +70,7 @@ struct StepReport {
     /// True when every count above is zero.
     bool clean() const {
         return intersecting_pairs == 0 && inverted_tets == 0 && obstacle_triangle_pairs == 0 &&
-               vertices_behind_planes == 0 && obstacle_vertices_inside == 0;
+               vertices_behind_planes == 0 && obstacle_vertices_inside == 0 && codim_vertices_inside == 0;
     }
 };
 

@@ -52,7 +52,7 @@ struct Context {
     std::map<std::string, Assignments> with_value; ///< more companions for one value of the key
 };
 
-// A shell or a rod body in place of the base scene's box (shells and rods take no part in contact yet).
+// A shell or a rod body in place of the base scene's box (without contact: the keys are about the body).
 Assignments shell_body() {
     return {{"contact.enabled", false},
             {"bodies[].type", "shell"},

@@ -101,7 +101,7 @@ ContactSurface::ContactSurface(MPI_Comm comm,
                     all_owned[static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)] + k)])] = r;
             }
         }
-        const Surface surface = extract_surface(scene_mesh.mesh);
+        const Surface surface = extract_surface(scene_mesh.mesh, scene_mesh.codim);
         std::vector<int> vertices = surface.vertices;
         std::sort(vertices.begin(), vertices.end(), [&](int a, int b) {
             return std::make_pair(owner[static_cast<std::size_t>(a)], a) <

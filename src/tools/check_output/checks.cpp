@@ -29,15 +29,30 @@ constexpr std::size_t k_max_examples = 5;
 bool boundary_triangles_meet(const std::array<int, 3>& s,
                              const std::array<int, 3>& t,
                              const std::vector<Vec3>& x) {
+    // Items may be degenerate: a rod segment (a, b, b). Shared nodes are counted once per distinct node.
+    const auto distinct = [](const std::array<int, 3>& item) {
+        std::array<int, 3> nodes = item;
+        int count = 1;
+        for (int k = 1; k < 3; ++k) {
+            bool seen = false;
+            for (int j = 0; j < count; ++j) {
+                seen = seen || nodes[j] == item[k];
+            }
+            if (!seen) {
+                nodes[count++] = item[k];
+            }
+        }
+        return std::make_pair(nodes, count);
+    };
+    const auto [s_nodes, s_count] = distinct(s);
+    const auto [t_nodes, t_count] = distinct(t);
     int shared = 0;
-    int s_shared = 0;
-    int t_shared = 0;
-    for (int a = 0; a < 3; ++a) {
-        for (int b = 0; b < 3; ++b) {
-            if (s[a] == t[b]) {
+    int shared_node = -1;
+    for (int a = 0; a < s_count; ++a) {
+        for (int b = 0; b < t_count; ++b) {
+            if (s_nodes[a] == t_nodes[b]) {
                 ++shared;
-                s_shared = a;
-                t_shared = b;
+                shared_node = s_nodes[a];
             }
         }
     }
@@ -46,20 +61,40 @@ bool boundary_triangles_meet(const std::array<int, 3>& s,
         return false;
     }
     if (shared == 1) {
-        const int s1 = s[(s_shared + 1) % 3];
-        const int s2 = s[(s_shared + 2) % 3];
-        const int t1 = t[(t_shared + 1) % 3];
-        const int t2 = t[(t_shared + 2) % 3];
-        return segment_meets_triangle(at(s1), at(s2), at(t[0]), at(t[1]), at(t[2])) ||
-               segment_meets_triangle(at(t1), at(t2), at(s[0]), at(s[1]), at(s[2]));
+        // What is left of each item without the shared node (the opposite edge of a triangle, the far end
+        // of a segment) must not meet the other item.
+        const auto rest = [&](const std::array<int, 3>& nodes, int count) {
+            std::array<int, 3> out{};
+            int n = 0;
+            for (int k = 0; k < count; ++k) {
+                if (nodes[k] != shared_node) {
+                    out[n++] = nodes[k];
+                }
+            }
+            for (int k = n; k < 3; ++k) {
+                out[k] = out[n - 1];
+            }
+            return out;
+        };
+        const auto s_rest = rest(s_nodes, s_count);
+        const auto t_rest = rest(t_nodes, t_count);
+        return triangles_intersect({at(s_rest[0]), at(s_rest[1]), at(s_rest[2])},
+                                   {at(t[0]), at(t[1]), at(t[2])}) ||
+               triangles_intersect({at(t_rest[0]), at(t_rest[1]), at(t_rest[2])},
+                                   {at(s[0]), at(s[1]), at(s[2])});
     }
     return triangles_intersect({at(s[0]), at(s[1]), at(s[2])}, {at(t[0]), at(t[1]), at(t[2])});
 }
 
 std::string describe_triangle(const SceneMesh& scene, const std::array<int, 3>& tri) {
     std::ostringstream out;
-    out << body_text(scene, scene.node_body[static_cast<std::size_t>(tri[0])]) << " triangle ("
-        << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
+    out << body_text(scene, scene.node_body[static_cast<std::size_t>(tri[0])]);
+    if (tri[1] == tri[2]) {
+        out << " segment (" << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
+            << scene.node_id[static_cast<std::size_t>(tri[1])] << ")";
+        return out.str();
+    }
+    out << " triangle (" << scene.node_id[static_cast<std::size_t>(tri[0])] << ", "
         << scene.node_id[static_cast<std::size_t>(tri[1])] << ", "
         << scene.node_id[static_cast<std::size_t>(tri[2])] << ")";
     return out.str();
@@ -158,7 +193,15 @@ void check_scene(const SceneMesh& scene,
     // One broad phase over the body's boundary triangles followed by every obstacle triangle (at `time`);
     // box i < num_body is body triangle box_triangle[i], box i >= num_body is obstacle triangle
     // box_triangle[i] of obstacles[box_obstacle[i - num_body]].
-    const Surface surface = extract_surface(scene.mesh);
+    // The body items: the solids' boundary triangles, the shells' triangles (both sides: an intersection
+    // test has no side) and the rods' segments as degenerate triangles (a, b, b), for which
+    // triangles_intersect is exact too.
+    Surface surface = extract_surface(scene.mesh);
+    surface.triangles.insert(surface.triangles.end(), scene.shell_triangles.begin(),
+                             scene.shell_triangles.end());
+    for (const auto& segment : scene.rod_segments) {
+        surface.triangles.push_back({segment[0], segment[1], segment[1]});
+    }
     std::vector<Box> boxes;
     std::vector<int> box_triangle;
     boxes.reserve(surface.triangles.size());
@@ -314,6 +357,24 @@ void check_scene(const SceneMesh& scene,
                 }
             }
         }
+        // Shell and rod vertices too (obstacle −1, n their node): a sheet or a rod can end up wholly inside
+        // a solid between two output steps. A node is never inside its own body's tets (it has none).
+        std::vector<char> codim_node(x.size(), 0);
+        for (const auto& tri : scene.shell_triangles) {
+            for (const int n : tri) {
+                codim_node[static_cast<std::size_t>(n)] = 1;
+            }
+        }
+        for (const auto& segment : scene.rod_segments) {
+            codim_node[static_cast<std::size_t>(segment[0])] =
+                codim_node[static_cast<std::size_t>(segment[1])] = 1;
+        }
+        for (std::size_t n = 0; n < x.size(); ++n) {
+            if (codim_node[n] && finite(x[n])) {
+                volume.push_back({x[n], x[n]});
+                vertex_of.emplace_back(-1, static_cast<int>(n));
+            }
+        }
         std::set<std::pair<int, int>> reported;
         for_each_overlapping_pair(volume, [&](int i, int j) {
             if (static_cast<std::size_t>(i) >= num_tets || static_cast<std::size_t>(j) < num_tets) {
@@ -321,10 +382,24 @@ void check_scene(const SceneMesh& scene,
             }
             const auto [k, n] = vertex_of[static_cast<std::size_t>(j) - num_tets];
             const auto& tet = scene.mesh.tets[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])];
-            const Vec3& p = obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
+            const Vec3& p = k < 0 ? x[static_cast<std::size_t>(n)]
+                                  : obstacle_nodes[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
             if (!in_closed_tet(p, x[static_cast<std::size_t>(tet[0])], x[static_cast<std::size_t>(tet[1])],
                                x[static_cast<std::size_t>(tet[2])], x[static_cast<std::size_t>(tet[3])]) ||
                 !reported.insert({k, n}).second) {
+                return;
+            }
+            if (k < 0) {
+                ++report.codim_vertices_inside;
+                if (inside_examples.size() < k_max_examples) {
+                    inside_examples.push_back(
+                        body_text(scene, scene.node_body[static_cast<std::size_t>(n)]) + " node " +
+                        std::to_string(scene.node_id[static_cast<std::size_t>(n)]) +
+                        " (shell or rod) is inside " +
+                        body_text(
+                            scene,
+                            scene.tet_body[static_cast<std::size_t>(tet_of[static_cast<std::size_t>(i)])]));
+                }
                 return;
             }
             ++report.obstacle_vertices_inside;

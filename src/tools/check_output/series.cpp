@@ -196,10 +196,11 @@ void add_piece(const fs::path& file,
         local_to_scene[static_cast<std::size_t>(p)] = it->second;
     }
     for (vtkIdType c = 0; c < num_cells; ++c) {
-        if (grid->GetCellType(c) != VTK_TETRA) {
+        const int type = grid->GetCellType(c);
+        if (type != VTK_TETRA && type != VTK_TRIANGLE && type != VTK_LINE) {
             throw InputError(quoted(file) + ": cell " + std::to_string(c) +
-                             " is not a tetrahedron (VTK type " + std::to_string(grid->GetCellType(c)) +
-                             "); `intact check` reads output written by `intact run`");
+                             " is not a tetrahedron, a triangle (shell) or a line (rod) (VTK type " +
+                             std::to_string(type) + "); `intact check` reads output written by `intact run`");
         }
         const GlobalId id = cell_ids != nullptr ? cell_ids->GetVariantValue(c).ToTypeInt64() : -1;
         if (cell_ids != nullptr && !seen_tets.insert(id).second) {
@@ -209,10 +210,25 @@ void add_piece(const fs::path& file,
         vtkIdType count = 0;
         const vtkIdType* points = nullptr;
         grid->GetCellPoints(c, count, points);
-        std::array<int, 4> tet;
-        for (int k = 0; k < 4; ++k) {
+        const int corners = type == VTK_TETRA ? 4 : type == VTK_TRIANGLE ? 3 : 2;
+        if (count != corners) {
+            throw InputError(quoted(file) + ": cell " + std::to_string(c) + " has " + std::to_string(count) +
+                             " points for its type; `intact check` reads output written by `intact run`");
+        }
+        std::array<int, 4> tet{};
+        for (int k = 0; k < corners; ++k) {
             tet[k] = local_to_scene[static_cast<std::size_t>(points[k])];
             scene.node_body[static_cast<std::size_t>(tet[k])] = body;
+        }
+        if (type == VTK_TRIANGLE) {
+            scene.shell_triangles.push_back({tet[0], tet[1], tet[2]});
+            scene.shell_triangle_body.push_back(body);
+            continue;
+        }
+        if (type == VTK_LINE) {
+            scene.rod_segments.push_back({tet[0], tet[1]});
+            scene.rod_segment_body.push_back(body);
+            continue;
         }
         scene.mesh.tets.push_back(tet);
         scene.tet_id.push_back(id);

@@ -42,13 +42,19 @@ struct SceneMesh {
     std::vector<int> tet_body;           ///< per tet: cell `body` (-1 when the pieces have none)
     long long position_mismatches = 0;   ///< nodes whose copies in different pieces disagree
     std::vector<std::string> body_names; ///< per body: its scene name, empty when it has none
+    /// Shell triangles (VTK triangles) and rod segments (VTK lines), with their cell `body`.
+    std::vector<std::array<int, 3>> shell_triangles;
+    std::vector<int> shell_triangle_body;
+    std::vector<std::array<int, 2>> rod_segments;
+    std::vector<int> rod_segment_body;
 };
 
 /// How messages name body `body` of `scene`: `bodies[b] ("name")`, or `bodies[b]` without a name.
 std::string body_text(const SceneMesh& scene, int body);
 
-/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), tets with a
-/// cell `global_id` already seen are skipped.
+/// Adds one piece to `scene`: nodes are merged by `global_id` (first copy's position kept), cells
+/// (tetrahedra, shell triangles, rod lines) with a cell `global_id` already seen are skipped. Any other
+/// cell type is an error.
 void add_piece(const fs::path& file,
                SceneMesh& scene,
                std::unordered_map<GlobalId, int>& node_index,

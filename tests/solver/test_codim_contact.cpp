@@ -1,0 +1,333 @@
+// Contact of shells (cloth) and rods with `ipc` and `bal`: a sheet dropped on a fixed solid box comes to
+// rest without any crossing and with certified, energy-consistent implicit Euler steps; a rod drapes
+// over a block; a sheet folded onto itself by a rotating clamp stays intersection-free (self-contact);
+// friction holds a sheet on a slope; positions agree across rank counts. Crossings are judged by
+// `intact check` on the written output (shell triangles and rod segments, exactly); a run without
+// contact shows that the check sees the crossings.
+#include "src/io/scene.hpp"
+#include "src/simulation.hpp"
+#include "tests/simulation_test_utils.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace {
+
+using namespace intact;
+using nlohmann::json;
+using test::gather_positions;
+using test::world_rank;
+using test::world_size;
+
+std::string output_dir(const std::string& name, MPI_Comm comm) {
+    return test::output_dir("codim_contact", name, comm);
+}
+
+json box(const Vec3& lo, const Vec3& hi) {
+    return json{{"box", {{"min", lo}, {"max", hi}}}};
+}
+
+// A solid block [−0.1, 0.1]² × [0, 0.1], held in place.
+json fixed_block() {
+    json block;
+    block["name"] = "block";
+    block["mesh"]["box"] = {{"min", {-0.1, -0.1, 0.0}}, {"max", {0.1, 0.1, 0.1}}, {"cells", {2, 2, 2}}};
+    block["material"] = {
+        {"model", "neo_hookean"}, {"youngs_modulus", 1e6}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
+    block["fixed"] = json::array({box({-1, -1, -1}, {1, 1, 1})});
+    return block;
+}
+
+// A cloth-like sheet `size` × `size` m of cells × cells cells, its corner at `corner`.
+json sheet(double size, int cells, const Vec3& corner) {
+    json body;
+    body["name"] = "sheet";
+    body["type"] = "shell";
+    body["mesh"]["sheet"] = {{"length", size}, {"width", size}, {"cells_x", cells}, {"cells_y", cells}};
+    body["material"] = {{"model", "neo_hookean"},
+                        {"youngs_modulus", 1e5},
+                        {"poisson_ratio", 0.3},
+                        {"density", 200.0},
+                        {"thickness", 1e-3}};
+    body["translate"] = corner;
+    return body;
+}
+
+json base_scene(int steps, double dt) {
+    json scene;
+    scene["time"] = {{"dt", dt}, {"steps", steps}};
+    scene["gravity"] = {0.0, 0.0, -9.81};
+    scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
+    scene["solver"] = {
+        {"newton_tolerance", 1e-6}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}};
+    scene["output"] = {{"every", 5}};
+    return scene;
+}
+
+// Sheet 0.16 m × 0.16 m (10 × 10 cells) released 5 mm above the block's top (0.2 m × 0.2 m), centred.
+json drop_scene(int steps) {
+    json scene = base_scene(steps, 0.02);
+    scene["bodies"] = json::array({fixed_block(), sheet(0.16, 10, {-0.08, -0.08, 0.105})});
+    return scene;
+}
+
+struct RunFigures {
+    int steps = 0;
+    int uncertified = 0;
+    double worst_energy_excess = -1e300; ///< max over steps of ΔE − W − allowance (J; ≤ 0 is consistent)
+    double max_speed = 0.0;              ///< at the end, m/s
+};
+
+RunFigures run_checked(Simulation& simulation) {
+    RunFigures figures;
+    simulation.run([&](const solver::StepResult&) {
+        const auto& verdict = simulation.last_verdict();
+        ++figures.steps;
+        figures.uncertified += verdict.certified() ? 0 : 1;
+        if (verdict.energy_consistent.has_value()) {
+            figures.worst_energy_excess = std::max(figures.worst_energy_excess,
+                                                   verdict.energy_change - verdict.work - verdict.allowance);
+        }
+    });
+    const auto v = Kokkos::create_mirror_view_and_copy(HostSpace(), simulation.velocities());
+    double speed = 0.0;
+    for (int i = 0; i < simulation.local_mesh().num_owned_nodes; ++i) {
+        speed = std::max(speed, std::sqrt(v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2)));
+    }
+    MPI_Allreduce(&speed, &figures.max_speed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return figures;
+}
+
+// Lowest current z over the nodes whose rest z is above `rest_above` (the sheet's or the rod's, not the
+// block's) and that are now over the block's top (|x|, |y| < 0.09). Collective.
+double lowest_over_block(const Simulation& simulation, double rest_above) {
+    const auto positions = gather_positions(simulation, MPI_COMM_WORLD);
+    const auto& local = simulation.local_mesh();
+    double lowest = 1e300;
+    for (int i = 0; i < local.num_owned_nodes; ++i) {
+        const Vec3& x = positions.at(local.node_global_id[static_cast<std::size_t>(i)]);
+        if (local.rest_position[static_cast<std::size_t>(i)][2] > rest_above && std::abs(x[0]) < 0.09 &&
+            std::abs(x[1]) < 0.09) {
+            lowest = std::min(lowest, x[2]);
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    return lowest;
+}
+
+TEST(CodimContact, SheetDroppedOnBlockComesToRestWithoutCrossing) {
+    for (const std::string method : {"ipc", "bal"}) {
+        json scene = drop_scene(25);
+        scene["solver"]["type"] = method;
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                              output_dir("drop_" + method, MPI_COMM_WORLD));
+        const RunFigures figures = run_checked(simulation);
+        // Over the block's top (|x|, |y| < 0.09) the sheet rests at the top plus at most the gap d̂.
+        const double lowest = lowest_over_block(simulation, 0.1 + 1e-9);
+        if (world_rank() == 0) {
+            std::printf("%s sheet on block: %d steps, %d uncertified, worst ΔE − W − allowance %.3e J, max "
+                        "speed %.3e m/s, lowest z over the top %.6f m\n",
+                        method.c_str(), figures.steps, figures.uncertified, figures.worst_energy_excess,
+                        figures.max_speed, lowest);
+        }
+        EXPECT_EQ(figures.uncertified, 0) << method;
+        EXPECT_LE(figures.worst_energy_excess, 0.0) << method;
+        EXPECT_GT(lowest, 0.1) << method;
+        EXPECT_LT(lowest, 0.1 + 1e-3) << method;
+        EXPECT_LT(figures.max_speed, 0.05) << method;
+        EXPECT_TRUE(test::output_is_clean(simulation.output_dir())) << method;
+    }
+}
+
+TEST(CodimContact, CheckSeesASheetFallingThroughTheBlockWithoutContact) {
+    json scene = drop_scene(10);
+    scene["contact"]["enabled"] = false;
+    // Wider than the block, so that it cuts the block's sides (triangle pairs that meet)...
+    scene["bodies"][1] = sheet(0.3, 10, {-0.15, -0.15, 0.105});
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                          output_dir("through", MPI_COMM_WORLD));
+    simulation.run();
+    EXPECT_FALSE(test::output_is_clean(simulation.output_dir()));
+    // ... and narrower, wholly inside the block at the output step t = 0.1 s (only its vertices show it).
+    json inside = drop_scene(5);
+    inside["contact"]["enabled"] = false;
+    Simulation buried(MPI_COMM_WORLD, io::parse_scene(inside, "test.json"),
+                      output_dir("inside", MPI_COMM_WORLD));
+    buried.run();
+    EXPECT_FALSE(test::output_is_clean(buried.output_dir()));
+}
+
+TEST(CodimContact, RodDrapesOverBlock) {
+    json scene = base_scene(30, 0.02);
+    json rod;
+    rod["name"] = "rod";
+    rod["type"] = "rod";
+    rod["mesh"]["rod"] = {{"start", {-0.2, 0.0, 0.104}}, {"end", {0.2, 0.01, 0.104}}, {"segments", 24}};
+    rod["material"] = {
+        {"youngs_modulus", 1e7}, {"density", 1000.0}, {"radius", 2e-3}, {"bending_stiffness", 1e-6}};
+    scene["bodies"] = json::array({fixed_block(), rod});
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                          output_dir("rod", MPI_COMM_WORLD));
+    const RunFigures figures = run_checked(simulation);
+    const double lowest_on_top = lowest_over_block(simulation, 0.1 + 1e-9);
+    const auto positions = gather_positions(simulation, MPI_COMM_WORLD);
+    double lowest_end = 1e300;
+    for (const auto& [id, x] : positions) {
+        if (std::abs(x[0]) > 0.1) {
+            lowest_end = std::min(lowest_end, x[2]);
+        }
+    }
+    if (world_rank() == 0) {
+        std::printf("rod over block: %d uncertified, lowest on top %.6f m, lowest hanging end %.4f m\n",
+                    figures.uncertified, lowest_on_top, lowest_end);
+    }
+    EXPECT_EQ(figures.uncertified, 0);
+    EXPECT_LE(figures.worst_energy_excess, 0.0);
+    EXPECT_GT(lowest_on_top, 0.1);
+    EXPECT_LT(lowest_on_top, 0.1 + 2e-3);
+    EXPECT_LT(lowest_end, 0.09); // the ends hang over the block's sides
+    EXPECT_TRUE(test::output_is_clean(simulation.output_dir()));
+}
+
+// A strip 0.2 m × 0.1 m lying on a plane; a clamp (its last two columns) turns the right half over the
+// left (150° in 0.3 s about an axis at x = 0.12 m, 15 mm above the sheet) and lets it go: the flap falls
+// onto the
+// sheet's own left half, and friction (μ = 0.5) keeps it from sliding off.
+TEST(CodimContact, SheetFoldedOntoItselfStaysIntersectionFree) {
+    const double z0 = 2e-3, length = 0.2, width = 0.1;
+    const int cells_x = 12, cells_y = 6;
+    json scene = base_scene(32, 0.015);
+    scene["contact"]["friction"] = 0.5;
+    json body = sheet(length, cells_x, {0.0, 0.0, z0});
+    body["mesh"]["sheet"] = {
+        {"length", length}, {"width", width}, {"cells_x", cells_x}, {"cells_y", cells_y}};
+    const double dx = length / cells_x;
+    const double turn = 0.3;
+    body["moving"] = json::array({{{"box", {{"min", {length - dx - 1e-9, -1, -1}}, {"max", {1, 1, 1}}}},
+                                   {"angular_velocity", {0.0, -(150.0 / 180.0) * M_PI / turn, 0.0}},
+                                   {"center", {0.6 * length, 0.0, z0 + 0.015}},
+                                   {"end", turn}}});
+    scene["bodies"] = json::array({body});
+    scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                          output_dir("fold", MPI_COMM_WORLD));
+    const RunFigures figures = run_checked(simulation);
+    // The released clamp's nodes (rest x ≥ L − dx) lie over the left half, above the sheet's own nodes
+    // there (rest x < 0.3 L, on the plane).
+    const auto positions = gather_positions(simulation, MPI_COMM_WORLD);
+    const auto& local = simulation.local_mesh();
+    double flap_lowest = 1e300, flap_x_lo = 1e300, flap_x_hi = -1e300, below_highest = -1e300;
+    for (int i = 0; i < local.num_owned_nodes; ++i) {
+        const Vec3& x = positions.at(local.node_global_id[static_cast<std::size_t>(i)]);
+        const double rest_x = local.rest_position[static_cast<std::size_t>(i)][0];
+        if (rest_x > length - dx - 1e-9) {
+            flap_lowest = std::min(flap_lowest, x[2]);
+            flap_x_lo = std::min(flap_x_lo, x[0]);
+            flap_x_hi = std::max(flap_x_hi, x[0]);
+        } else if (rest_x < 0.3 * length) {
+            below_highest = std::max(below_highest, x[2]);
+        }
+    }
+    double mins[2] = {flap_lowest, flap_x_lo};
+    double maxs[2] = {flap_x_hi, below_highest};
+    MPI_Allreduce(MPI_IN_PLACE, mins, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, maxs, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+        std::printf("fold: %d uncertified, flap lowest z %.6f m over x in [%.4f, %.4f] m, sheet below it up "
+                    "to z %.6f m\n",
+                    figures.uncertified, mins[0], mins[1], maxs[0], maxs[1]);
+    }
+    EXPECT_EQ(figures.uncertified, 0);
+    EXPECT_GT(mins[1], 0.0); // the flap is over the left half
+    EXPECT_LT(maxs[0], 0.4 * length);
+    EXPECT_GT(mins[0], maxs[1]);        // on top of the sheet's own left half: self-contact holds it up
+    EXPECT_LT(mins[0], maxs[1] + 5e-3); // and rests on it
+    EXPECT_TRUE(test::output_is_clean(simulation.output_dir()));
+}
+
+// Friction: a sheet on a plane tilted by 10° stays (μ = 0.5 > tan 10°) or slides (μ = 0).
+TEST(CodimContact, FrictionHoldsSheetOnSlope) {
+    const double tilt = 10.0 * M_PI / 180.0;
+    double slid[2] = {0.0, 0.0};
+    for (int k = 0; k < 2; ++k) {
+        json scene = base_scene(20, 0.02);
+        json body = sheet(0.1, 4, {0.0, 0.0, 0.0});
+        body["rotate_deg"] = {0.0, 10.0, 0.0}; // descending along x, as the plane
+        body["translate"] = {0.0, 0.0, 1.5e-3};
+        scene["bodies"] = json::array({body});
+        scene["obstacles"] = json::array(
+            {{{"plane", {{"point", {0, 0, 0}}, {"normal", {std::sin(tilt), 0.0, std::cos(tilt)}}}}}});
+        scene["contact"]["friction"] = k == 0 ? 0.5 : 0.0;
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                              output_dir("slope_" + std::to_string(k), MPI_COMM_WORLD));
+        run_checked(simulation);
+        const auto positions = gather_positions(simulation, MPI_COMM_WORLD);
+        const auto& local = simulation.local_mesh();
+        double moved = 0.0;
+        for (int i = 0; i < local.num_owned_nodes; ++i) {
+            const Vec3& x = positions.at(local.node_global_id[static_cast<std::size_t>(i)]);
+            const Vec3& X = local.rest_position[static_cast<std::size_t>(i)];
+            moved = std::max(moved, std::hypot(x[0] - X[0], x[2] - X[2]));
+        }
+        MPI_Allreduce(&moved, &slid[k], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT_TRUE(test::output_is_clean(simulation.output_dir()));
+    }
+    if (world_rank() == 0) {
+        std::printf("sheet on 10° slope, 0.4 s: slid %.3e m with μ = 0.5, %.3e m with μ = 0\n", slid[0],
+                    slid[1]);
+    }
+    // Frictionless: g sin 10° t²/2 = 0.136 m in 0.4 s. With μ = 0.5 only the lagged-friction creep (ε_v).
+    EXPECT_GT(slid[1], 0.1);
+    EXPECT_LT(slid[0], 0.01);
+}
+
+TEST(CodimContact, SameTrajectoryOnEveryRankCount) {
+    json scene = drop_scene(8);
+    scene["bodies"][1]["mesh"]["sheet"]["cells_x"] = 6;
+    scene["bodies"][1]["mesh"]["sheet"]["cells_y"] = 6;
+    json rod;
+    rod["type"] = "rod";
+    rod["mesh"]["rod"] = {{"start", {-0.12, 0.03, 0.125}}, {"end", {0.17, -0.01, 0.125}}, {"segments", 12}};
+    rod["material"] = {{"youngs_modulus", 1e7}, {"density", 1000.0}, {"radius", 2e-3}};
+    scene["bodies"].push_back(rod);
+    // Friction: a frictionless sheet on the block slides freely sideways, and the rod's impact on a
+    // symmetric set-up chooses a direction by round-off (mirror-image results at different rank counts).
+    scene["contact"]["friction"] = 0.3;
+    scene["solver"] = {
+        {"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-13}, {"max_linear_iterations", 20000}};
+    scene.erase("output");
+    std::map<GlobalId, Vec3> reference;
+    MPI_Comm alone;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    if (world_rank() == 0) {
+        {
+            Simulation serial(alone, io::parse_scene(scene, "test.json"), output_dir("equivalence", alone));
+            serial.run();
+            reference = gather_positions(serial, alone);
+        }
+        MPI_Comm_free(&alone);
+    }
+    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
+                        output_dir("equivalence", MPI_COMM_WORLD));
+    parallel.run();
+    const auto positions = gather_positions(parallel, MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+        ASSERT_EQ(reference.size(), positions.size());
+        double worst = 0.0;
+        for (const auto& [id, x] : reference) {
+            for (int c = 0; c < 3; ++c) {
+                worst = std::max(worst, std::abs(positions.at(id)[c] - x[c]));
+            }
+        }
+        std::printf("codim contact rank-count equivalence: max |x_P - x_1| = %.3e m on %d ranks\n", worst,
+                    world_size());
+        EXPECT_LT(worst, 1e-9);
+    }
+}
+
+} // namespace
