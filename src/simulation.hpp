@@ -66,7 +66,9 @@ public:
     /// signal arrived. Collective.
     void run(const std::function<void(const solver::StepResult&)>& after_step = {});
     /// Whether the last `run` stopped early on SIGTERM or SIGUSR1 (the checkpoint is written).
-    bool stopped() const { return m_stop_signal != 0; }
+    /// Whether `run` ended early on a stop request. A request that arrives during the last step finds the
+    /// run complete: it is not a stop (exit status 0, nothing to continue).
+    bool stopped() const { return m_stop_signal != 0 && m_step < m_scene.steps; }
     /// The step and time the simulation is at.
     int current_step() const { return m_step; }
     double current_time() const { return m_time; }

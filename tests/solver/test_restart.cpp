@@ -14,6 +14,7 @@
 // and energies), each bit for bit at the same rank count and within 1e-6 on world size - 1 -> world size.
 #include "comm/collectives.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stop_signals.hpp"
 #include "src/io/checkpoint.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
@@ -23,6 +24,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -242,6 +244,29 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
     const State restarted = run(MPI_COMM_WORLD, document, dir, true);
     expect_bitwise_equal(reference, restarted);
     expect_continuous_output(dir, reference_dir);
+}
+
+TEST(Restart, AStopRequestStopsAfterItsStepUnlessThatStepIsTheLast) {
+    // SIGUSR1 raised on one rank during a step: all ranks stop after that step, with a checkpoint, and the
+    // run counts as stopped; raised during the last step, the run is complete, not stopped (exit 0 for
+    // `intact run`, nothing to continue).
+    const json document = restart_scene(4);
+    for (const int at : {2, 4}) {
+        SCOPED_TRACE("stop requested during step " + std::to_string(at));
+        const StopSignals signals;
+        const std::string dir = dir_of("stop_at_" + std::to_string(at));
+        Simulation simulation(MPI_COMM_WORLD, parsed(document), dir, false);
+        simulation.run([&](const solver::StepResult&) {
+            if (simulation.current_step() == at && world_rank() == 0) {
+                std::raise(SIGUSR1);
+            }
+        });
+        EXPECT_EQ(simulation.current_step(), at);
+        EXPECT_EQ(simulation.stopped(), at < 4);
+        if (world_rank() == 0) {
+            EXPECT_TRUE(fs::exists(fs::path(dir) / io::checkpoint_folder(at) / "manifest.json"));
+        }
+    }
 }
 
 TEST(Restart, AKillWhileWritingOrADamagedFileFallsBackToThePreviousCheckpoint) {
