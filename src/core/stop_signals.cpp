@@ -32,6 +32,9 @@ StopSignals::StopSignals() {
 StopSignals::~StopSignals() {
     sigaction(SIGTERM, &g_previous_term, nullptr);
     sigaction(SIGUSR1, &g_previous_usr1, nullptr);
+    // A request is caught while the object lives and ends with it: a later Simulation in the same process
+    // (a test, a library user's second run) must not stop on it.
+    g_received = 0;
 }
 
 int StopSignals::received() {
