@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from run_metrics import PlotError, pyplot
+
 BEGIN = "<!-- bench_table: begin -->"
 END = "<!-- bench_table: end -->"
 METHODS = ["ipc", "al", "bal"]
@@ -82,12 +84,9 @@ def table(rows):
 
 def plot(rows, path):
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("bench_table: matplotlib is not installed; no plot (apt-get install python3-matplotlib)")
+        plt = pyplot()
+    except PlotError as error:
+        print(f"bench_table: {error}; no plot")
         return
     figure, axes = plt.subplots(figsize=(8, 3.8))
     width = 0.8 / len(METHODS)
