@@ -217,7 +217,8 @@ template <class Material>
 void ElasticTerm::evaluate_group(const Material& material,
                                  const NodeField& x,
                                  int group,
-                                 bool with_hessians) {
+                                 bool with_hessians,
+                                 bool project) {
     const auto elements = m_groups[static_cast<std::size_t>(group)].elements;
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
     const auto dm_inverse = m_dm_inverse;
@@ -233,7 +234,7 @@ void ElasticTerm::evaluate_group(const Material& material,
             kernels::Vec12 g;
             kernels::Mat12 H;
             kernels::elastic_element(material, q, matrix_of(dm_inverse, e), volume(e), &g,
-                                     with_hessians ? &H : nullptr);
+                                     with_hessians ? &H : nullptr, project);
             for (int i = 0; i < 12; ++i) {
                 gradients(e, i) = g(i);
                 if (with_hessians) {
@@ -280,7 +281,7 @@ void ElasticTerm::evaluate(const NodeField& x, bool hessians) {
     allocate_derivatives(hessians);
     for (std::size_t g = 0; g < m_groups.size(); ++g) {
         with_material(m_groups[g], [&](const auto& material) {
-            evaluate_group(material, x, static_cast<int>(g), hessians);
+            evaluate_group(material, x, static_cast<int>(g), hessians, m_project);
             return 0;
         });
     }

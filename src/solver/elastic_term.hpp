@@ -37,9 +37,16 @@ public:
     /// `trial` is inverted) and Σ |V ψ(x)|. This rank only.
     std::pair<double, double> energy_change(const NodeField& x, const NodeField& trial) const;
 
-    /// Per-element gradient (12) and PSD-projected Hessian (12×12) of V ψ for every local element; only
-    /// the gradients when `hessians` is false (the Hessians keep their old values).
+    /// Per-element gradient (12) and Hessian (12×12) of V ψ for every local element, PSD-projected unless
+    /// `set_projection(false)`; only the gradients when `hessians` is false (the Hessians keep their old
+    /// values).
     void evaluate(const NodeField& x, bool hessians = true);
+
+    /// Whether `evaluate` projects each element's Hessian to PSD (the default) or keeps the exact one
+    /// (IpcSolver's Newton basin: the projection drops the curvature of compressed and twisted elements,
+    /// and Newton then converges only linearly).
+    void set_projection(bool project) { m_project = project; }
+    bool projects() const { return m_project; }
     /// (`gradients()` and `hessians()` are empty until the first evaluation that needs them.)
 
     /// Largest α in (0, 1] such that every local element, of any material, keeps at least 20% of its
@@ -75,7 +82,7 @@ public:
     std::pair<double, double>
     energy_change_of(const Material& material, const NodeField& x, const NodeField& trial, int group) const;
     template <class Material>
-    void evaluate_group(const Material& material, const NodeField& x, int group, bool hessians);
+    void evaluate_group(const Material& material, const NodeField& x, int group, bool hessians, bool project);
 
 private:
     /// The gradients' storage (96 bytes per element) and, with `hessians`, the Hessians' (1152), made by
@@ -99,6 +106,7 @@ private:
     Kokkos::View<double*, MemSpace> m_mass;
     ElementGradients m_gradients;
     ElementHessians m_hessians;
+    bool m_project = true;
 };
 
 } // namespace intact::solver

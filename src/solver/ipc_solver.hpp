@@ -88,6 +88,9 @@ private:
                       const StepProblem& problem,
                       const PcgSettings& linear,
                       StepResult& result);
+    /// Exact (unprojected) Hessians of the elastic and barrier terms in Newton's basin, PSD-projected ones
+    /// elsewhere.
+    void set_basin(bool in_basin);
 
     StepParts m_parts;
     NewtonSettings m_settings;
