@@ -18,8 +18,12 @@
 ///   with an item is reported when its far end meets that item); so shell–shell, shell–solid,
 ///   rod–triangle (a segment crossing a triangle) and rod–rod crossings are found; and a shell or rod
 ///   vertex inside or on a tetrahedron (a sheet that passed wholly into a solid between two output steps)
-///   is reported. Contact offsets are not applied: the items are checked as infinitely thin
-///   (docs/codim.md);
+///   is reported;
+/// - contact offsets (scene.resolved.json `bodies[].contact_offset`; shells and rods): every pair the
+///   simulator forms (a vertex and a triangle, two edges or segments, sharing no node; a vertex and a
+///   plane) whose offset ξ (the sum of its two items' bodies' offsets, obstacles 0) is positive must be
+///   at least ξ (1 − 1e-6) apart; a pair closer than that is reported (distances in floating point,
+///   the kernels' closest-feature formulas). Without the file the offsets are taken as 0;
 /// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at time 0 by
 ///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
 ///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula
@@ -62,6 +66,9 @@ struct StepReport {
     /// Vertices of shells and rods inside or on a tetrahedron of another body (each counted once): a sheet
     /// or a rod that passed wholly into a solid between two output steps crosses no boundary triangle.
     long long codim_vertices_inside = 0;
+    /// Pairs of items closer than their contact offsets (vertex–triangle, edge–edge and vertex–plane
+    /// pairs of shells and rods with one another, with solids and with obstacles).
+    long long offset_pairs = 0;
     /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
     /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
     /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
@@ -70,7 +77,8 @@ struct StepReport {
     /// True when every count above is zero.
     bool clean() const {
         return intersecting_pairs == 0 && inverted_tets == 0 && obstacle_triangle_pairs == 0 &&
-               vertices_behind_planes == 0 && obstacle_vertices_inside == 0 && codim_vertices_inside == 0;
+               vertices_behind_planes == 0 && obstacle_vertices_inside == 0 && codim_vertices_inside == 0 &&
+               offset_pairs == 0;
     }
 };
 
