@@ -2,7 +2,8 @@
 /// @file check_output.hpp
 /// @brief `intact check OUTPUT_DIR`: reads a written time series back and reports, for every step,
 /// intersecting surface triangles, inverted or flat tetrahedra, and bodies touching or passing through
-/// obstacles. Host-only, serial, no Kokkos, no MPI.
+/// obstacles. Host-only, serial, no MPI; no Kokkos kernels (the offset check calls the closest-feature
+/// distances of kernels/pair_distance.hpp on the host).
 ///
 /// Each step's pieces are merged by their point array `global_id` into one tet mesh of the whole scene
 /// (all bodies). Then:
@@ -70,9 +71,9 @@ struct StepReport {
     /// pairs of shells and rods with one another, with solids and with obstacles).
     long long offset_pairs = 0;
     /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
-    /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
-    /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
-    /// index in its mesh file.
+    /// behind planes, vertices inside bodies, pairs closer than their contact offsets, bad tets. Each is one
+    /// line naming scene-wide (global) node or tet ids and, for obstacles, `obstacles[k]` (the index in
+    /// scene.resolved.json) and the obstacle triangle's 0-based index in its mesh file.
     std::vector<std::string> examples;
     /// True when every count above is zero.
     bool clean() const {
