@@ -382,7 +382,11 @@ void Simulation::check_initial_contact(double dhat) {
             m_scene.file, "bodies",
             "the initial state touches or intersects: " + (crossing.empty() ? closest.text : crossing),
             "move the bodies (and obstacles) apart; a gap smaller than dhat = " + std::to_string(dhat) +
-                " m is allowed"));
+                " m is allowed" +
+                (m_surface->max_offset() > 0.0
+                     ? " (beyond the shells' and rods' contact offsets: lower bodies[].contact_offset if a "
+                       "body's own rest shape is closer than twice its offset)"
+                     : "")));
     }
     if (closest.distance < dhat) {
         log::warn() << "the initial state is closer than dhat = " << dhat << " m: " << closest.text

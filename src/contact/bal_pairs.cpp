@@ -50,7 +50,7 @@ KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
     Vec3 x[4];
     pair_positions(kind, rows, xs, x);
     return pair_potential(kind, x, phi, pair_mollifier_threshold(kind, rows, topology), order,
-                          HessianProjection::by_case, g, H);
+                          HessianProjection::by_case, g, H, pair_offset(kind, rows, topology));
 }
 
 } // namespace

@@ -41,8 +41,9 @@ double barrier_local_energy(const PairList& candidates,
             pair_positions(kind, rows, xs, x);
             Vec12 g;
             Mat12 H;
-            sum += pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
-                                  k_value, HessianProjection::by_case, g, H);
+            sum +=
+                pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
+                               k_value, HessianProjection::by_case, g, H, pair_offset(kind, rows, topology));
         },
         total);
     return total;
@@ -79,7 +80,7 @@ void barrier_derivatives(const PairList& active,
                 Vec3 x[4];
                 pair_positions(kind, rows, xs, x);
                 pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
-                               order, projection, g, H);
+                               order, projection, g, H, pair_offset(kind, rows, topology));
             }
             int stencil[4];
             out_count(i) = pair_stencil_rows(kind, rows, stencil);

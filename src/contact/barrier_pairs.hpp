@@ -30,6 +30,7 @@ namespace intact::contact {
 
 /// Σ over the pairs of `candidates` this rank owns (owns_pair) of w b(s, ŝ) (w: the edge–edge mollifier;
 /// pairs with s ≥ ŝ add 0), +∞ if an owned pair has s ≤ 0 (a point–plane pair on or behind its plane).
+/// With contact offsets s is the squared gap (d − ξ)² (pair_potential.hpp).
 /// Not reduced over ranks. Device work, host result.
 double barrier_local_energy(const PairList& candidates,
                             const ConstSurfaceField& xs,

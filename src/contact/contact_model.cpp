@@ -16,13 +16,13 @@
 namespace intact::contact {
 
 ContactModel::ContactModel(MPI_Comm comm, ContactSurface& surface, double dhat)
-    : m_comm(comm), m_surface(surface), m_dhat(dhat), m_search(surface, dhat),
-      m_xs(surface.make_field("intact::contact::positions")),
+    : m_comm(comm), m_surface(surface), m_dhat(dhat), m_reach(dhat + 2.0 * surface.max_offset()),
+      m_search(surface, dhat), m_xs(surface.make_field("intact::contact::positions")),
       m_ps(surface.make_field("intact::contact::step")), m_ts(surface.make_field("intact::contact::trial")),
       m_ds(surface.make_field("intact::contact::direction")) {}
 
 void ContactModel::update(const NodeField& x, const ConstSurfaceField& obstacles) {
-    m_surface.update_ghosts(x, nullptr, m_dhat);
+    m_surface.update_ghosts(x, nullptr, m_reach);
     gather(x, obstacles);
 }
 
@@ -36,7 +36,7 @@ void ContactModel::fill(const NodeField& field,
 
 void ContactModel::gather(const NodeField& x, const ConstSurfaceField& obstacles) {
     fill(x, obstacles, m_xs);
-    m_search.find(m_xs, ConstSurfaceField(), m_dhat, m_candidates);
+    m_search.find(m_xs, ConstSurfaceField(), m_reach, m_candidates);
     select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
 }
 
@@ -44,10 +44,10 @@ void ContactModel::update_segment(const NodeField& x,
                                   const ConstSurfaceField& obstacles,
                                   const NodeField& d,
                                   const ConstSurfaceField& obstacle_step) {
-    m_surface.update_ghosts(x, &d, m_dhat);
+    m_surface.update_ghosts(x, &d, m_reach);
     fill(x, obstacles, m_xs);
     fill(d, obstacle_step, m_ps);
-    m_search.find(m_xs, m_ps, m_dhat, m_swept);
+    m_search.find(m_xs, m_ps, m_reach, m_swept);
 }
 
 void ContactModel::gather_positions(const NodeField& x, const ConstSurfaceField& obstacles) {
@@ -76,7 +76,7 @@ const PairList& ContactModel::candidates_at(const ConstSurfaceField& xs) {
     if (xs.data() == m_xs.data()) {
         return m_candidates; // the iterate's, current since the last gather or accepted trial
     }
-    m_search.find(xs, ConstSurfaceField(), m_dhat, m_scratch);
+    m_search.find(xs, ConstSurfaceField(), m_reach, m_scratch);
     return m_scratch;
 }
 
@@ -165,10 +165,12 @@ ContactModel::PairReport ContactModel::closest_pair() const {
         const int r[4] = {pair_rows(0, 0), pair_rows(0, 1), pair_rows(0, 2), pair_rows(0, 3)};
         std::ostringstream text;
         text.precision(6);
+        // With contact offsets the distance reported is the gap of the offset surfaces.
+        const char* beyond = m_surface.max_offset() > 0.0 ? " beyond the contact offsets" : "";
         if (pair_kind(0) == k_point_plane) {
             text << describe_surface_row(m_surface, r[0]);
             if (best.value > 0.0) {
-                text << " is at distance " << report.distance << " m from";
+                text << " is at distance " << report.distance << " m" << beyond << " from";
             } else {
                 text << " is on or behind";
             }
@@ -178,7 +180,8 @@ ContactModel::PairReport ContactModel::closest_pair() const {
             text << (pair_kind(0) == k_point_triangle ? "point-triangle" : "edge-edge") << " pair ("
                  << describe_surface_row(m_surface, r[0]) << ", " << describe_surface_row(m_surface, r[1])
                  << ", " << describe_surface_row(m_surface, r[2]) << ", "
-                 << describe_surface_row(m_surface, r[3]) << ") is at distance " << report.distance << " m";
+                 << describe_surface_row(m_surface, r[3]) << ") is at distance " << report.distance << " m"
+                 << beyond;
         }
         report.text = text.str();
     }

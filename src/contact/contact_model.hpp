@@ -29,6 +29,10 @@ public:
     const SurfaceTopology& topology() const { return m_surface.topology(); }
     double dhat() const { return m_dhat; }
     double s_hat() const { return m_dhat * m_dhat; }
+    /// How far apart two primitives may be and still pair: d̂ plus twice the largest contact offset (the
+    /// largest pair offset ξ), the inflation of the broad phase and of the ghost boxes (m). d̂ itself when
+    /// no body has an offset.
+    double reach() const { return m_reach; }
 
     /// Refresh the ghost plan for x and gather the surface at x (obstacle rows from `obstacles`) into
     /// positions(), with its candidates() and active() pairs. Collective.
@@ -62,10 +66,11 @@ public:
     SurfaceField step() const { return m_ps; }
     SurfaceField trial() const { return m_ts; }
     SurfaceField direction() const { return m_ds; }
-    /// Pairs within d̂ at positions() that touch an owned row, and the active ones (s < ŝ).
+    /// Pairs within reach() at positions() that touch an owned row, and the active ones (squared gap
+    /// s < ŝ: within d̂ of their offset surfaces).
     const PairList& candidates() const { return m_candidates; }
     const PairList& active() const { return m_active; }
-    /// The swept candidates of the last update_segment (pairs within d̂ somewhere on the segment).
+    /// The swept candidates of the last update_segment (pairs within reach() somewhere on the segment).
     const PairList& swept() const { return m_swept; }
     /// Candidates within d̂ at surface field xs: candidates() when xs is positions(), else a search into a
     /// scratch list (valid until the next call). Local.
@@ -77,14 +82,15 @@ public:
     /// local_max_step, also leaving each swept candidate's own bound in toi (grown to swept().count), for
     /// methods that use them (the AL set update). Local.
     double local_max_step(Kokkos::View<double*, MemSpace>& toi) const;
-    /// Smallest squared pair distance at positions(), MIN over ranks. Collective.
+    /// Smallest squared pair gap at positions() (pair_squared_distance: the squared distance of the offset
+    /// surfaces), MIN over ranks. Collective.
     double min_squared_distance() const;
     /// Active pairs at positions() counted once over all ranks. Collective.
     long long count_active_pairs() const;
     /// The closest active pair at positions() over all ranks (ties: the lowest rank, then the first in the
-    /// pair order), for the start-up check: its distance (m; +inf without active pairs; 0 for a vertex on
-    /// or behind a plane) and a description ("body B node G ... is at distance d m"), the same on every
-    /// rank. Collective.
+    /// pair order), for the start-up check: its gap (m, the distance less the pair's contact offsets; +inf
+    /// without active pairs; 0 for a vertex on or behind a plane, or offset surfaces that touch) and a
+    /// description ("body B node G ... is at distance d m"), the same on every rank. Collective.
     struct PairReport {
         double distance = 0.0;
         std::string text;
@@ -97,6 +103,7 @@ private:
     MPI_Comm m_comm;
     ContactSurface& m_surface;
     double m_dhat;
+    double m_reach;
     CandidateSearch m_search;
     SurfaceField m_xs, m_ps, m_ts, m_ds;
     PairList m_candidates, m_active, m_swept, m_scratch;

@@ -18,10 +18,11 @@
 /// Contact ghosts. A rank's own primitives are the triangles and edges with a vertex it owns (all their
 /// vertices are local nodes, because the element ghost ring is one element deep). Each rank bounds its
 /// own primitives over the step so far, {xᵗ, x, x + p} (and any friction lagging point), inflates the
-/// box by d̂, and shares it (MPI_Allgather of 6 doubles). A rank then sends to every other rank the owned
-/// vertices of its own primitives whose (uninflated) swept box overlaps that rank's box. Any primitive
-/// that can come within d̂ of one of rank r's own primitives anywhere on the segments x → x + p therefore
-/// reaches r, and so do the primitives of the pairs lagged for friction. The Newton solver refreshes the
+/// box by d̂ plus twice the largest contact offset, and shares it (MPI_Allgather of 6 doubles). A rank
+/// then sends to every other rank the owned vertices of its own primitives whose (uninflated) swept box
+/// overlaps that rank's box. Any primitive that can come within d̂ + ξ (ξ: the pair's offsets) of one of
+/// rank r's own primitives anywhere on the segments x → x + p therefore reaches r, and so do the
+/// primitives of the pairs lagged for friction. The Newton solver refreshes the
 /// plan (`update_ghosts`: an MPI_Allgather, an MPI_Alltoall of counts, then point-to-point ids) when it
 /// assembles at x and again for the step x → x + p; `gather` then moves only the rows the plan names,
 /// point to point.
@@ -98,6 +99,11 @@ public:
     const std::vector<char>& vertex_constrained() const { return m_vertex_constrained; }
     /// Per row: the obstacle's own Coulomb μ, or −1 (body rows, obstacles without `friction`).
     const std::vector<double>& vertex_friction() const { return m_vertex_friction; }
+    /// Per row: the contact offset (m) of its body (io::Body::contact_offset; 0 for solids and
+    /// obstacles). A pair's offset ξ is the sum of its two primitives' (pair_offset).
+    const std::vector<double>& vertex_offset() const { return m_vertex_offset; }
+    /// The largest row offset (m): a pair's ξ is at most twice it. 0 when no body has an offset.
+    double max_offset() const { return m_max_offset; }
     const std::vector<Vec3>& rest_positions() const { return m_rest; }
     const std::vector<std::array<int, 3>>& triangles() const { return m_triangles; }
     const std::vector<std::array<int, 2>>& edges() const { return m_edges; }
@@ -125,7 +131,7 @@ public:
     void add_anchor(const NodeField& x);
 
     /// Rebuild the ghost plan for positions x and, when given, the step x → x + step (both with current
-    /// ghost rows). `inflation` is d̂. Collective.
+    /// ghost rows). `inflation` is d̂ + 2 max_offset() (ContactModel::reach). Collective.
     void update_ghosts(const NodeField& x, const NodeField* step, double inflation);
     /// Pairs whose rows every rank holding them must know whatever the boxes say (an augmented-Lagrangian
     /// method's constraints, which stay in its set while their primitives drift apart). From the next
@@ -199,6 +205,8 @@ private:
     std::vector<char> m_vertex_constrained;
     std::vector<int> m_vertex_motion;      ///< per row: moving box of a body row, or −1
     std::vector<double> m_vertex_friction; ///< per row: obstacle μ or −1
+    std::vector<double> m_vertex_offset;   ///< per row: contact offset, m
+    double m_max_offset = 0.0;
     std::vector<Vec3> m_rest;
     std::vector<io::RigidMotion> m_obstacle_motion; ///< per obstacle row (host)
     std::vector<std::array<int, 3>> m_triangles;

@@ -20,7 +20,9 @@
 namespace intact::contact {
 
 /// N_k = −2 κ w d b′(s) (J/m) per pair of `active` at xs (w: edge–edge mollifier; point–plane pairs use
-/// the signed distance d), into `out` (grown to active.count when shorter). Device work.
+/// the signed distance d), into `out` (grown to active.count when shorter). With contact offsets d is the
+/// gap d − ξ and s = d² (pair_squared_distance): the norm of the gradient of b((d − ξ)², ŝ) along the
+/// normal. Device work.
 void barrier_normal_forces(const PairList& active,
                            const ConstSurfaceField& xs,
                            const SurfaceTopology& topology,

@@ -42,19 +42,51 @@ KOKKOS_INLINE_FUNCTION int pair_stencil_rows(int kind, const int rows[4], int (&
     return 4;
 }
 
-/// Signed distance (m) of a point–plane pair's point from its plane, positive on the free side.
+/// The contact offset ξ (m) of a pair: the sum of its two primitives' offsets, each the largest of its
+/// rows' (a primitive belongs to one body, so its rows agree); a plane's is 0. 0 without offsets (an
+/// empty SurfaceTopology::offset), read from no View then.
+KOKKOS_INLINE_FUNCTION double pair_offset(int kind, const int rows[4], const SurfaceTopology& topology) {
+    if (topology.offset.extent(0) == 0) {
+        return 0.0;
+    }
+    const auto& o = topology.offset;
+    if (kind == k_point_plane) {
+        return o(rows[0]);
+    }
+    if (kind == k_point_triangle) {
+        const double t = o(rows[1]) > o(rows[2]) ? o(rows[1]) : o(rows[2]);
+        return o(rows[0]) + (t > o(rows[3]) ? t : o(rows[3]));
+    }
+    return (o(rows[0]) > o(rows[1]) ? o(rows[0]) : o(rows[1])) +
+           (o(rows[2]) > o(rows[3]) ? o(rows[2]) : o(rows[3]));
+}
+
+/// The squared gap of a pair from its squared distance s and offset ξ: (√s − ξ)² where √s > ξ, else 0
+/// (touching or crossing offset surfaces: no admissible gap); s itself when ξ = 0.
+KOKKOS_INLINE_FUNCTION double offset_squared_gap(double s, double offset) {
+    if (offset == 0.0) {
+        return s;
+    }
+    const double gap = ::sqrt(s) - offset;
+    return gap > 0.0 ? gap * gap : 0.0;
+}
+
+/// Signed gap (m) of a point–plane pair: the point's distance from its plane, positive on the free side,
+/// less the point's contact offset (pair_offset).
 KOKKOS_INLINE_FUNCTION double
 plane_signed_distance(const int rows[4], const ConstSurfaceField& xs, const SurfaceTopology& topology) {
     double d = 0.0;
     for (int c = 0; c < 3; ++c) {
         d += topology.plane_normal(rows[1], c) * (xs(rows[0], c) - xs(rows[2], c));
     }
-    return d;
+    return d - pair_offset(k_point_plane, rows, topology);
 }
 
-/// Squared distance (m²) of a pair at xs: the closest-feature case of the point–triangle or edge–edge
-/// distance; for a point–plane pair d² on the free side and 0 on or behind the plane (no admissible
-/// distance).
+/// Squared gap (m²) of a pair at xs, the squared distance of its offset surfaces: the closest-feature
+/// case of the point–triangle or edge–edge distance d, as (d − ξ)² where d > ξ and 0 where d ≤ ξ
+/// (offset_squared_gap; d² when ξ = 0); for a point–plane pair the squared signed gap on the free side
+/// and 0 on or behind the offset plane (no admissible gap). Every contact decision (active, closest,
+/// step bound, normal force) reads this, so with offsets they all hold for the offset surfaces.
 KOKKOS_INLINE_FUNCTION double pair_squared_distance(int kind,
                                                     const int rows[4],
                                                     const ConstSurfaceField& xs,
@@ -65,12 +97,12 @@ KOKKOS_INLINE_FUNCTION double pair_squared_distance(int kind,
     }
     kernels::Vec3 x[4];
     pair_positions(kind, rows, xs, x);
-    if (kind == k_point_triangle) {
-        return kernels::point_triangle_distance(x[0], x[1], x[2], x[3],
-                                                kernels::point_triangle_case(x[0], x[1], x[2], x[3]));
-    }
-    return kernels::edge_edge_distance(x[0], x[1], x[2], x[3],
-                                       kernels::edge_edge_case(x[0], x[1], x[2], x[3]));
+    const double s = kind == k_point_triangle
+                         ? kernels::point_triangle_distance(
+                               x[0], x[1], x[2], x[3], kernels::point_triangle_case(x[0], x[1], x[2], x[3]))
+                         : kernels::edge_edge_distance(x[0], x[1], x[2], x[3],
+                                                       kernels::edge_edge_case(x[0], x[1], x[2], x[3]));
+    return offset_squared_gap(s, pair_offset(kind, rows, topology));
 }
 
 /// ε_x of the edge–edge mollifier from the rest positions of the pair's rows (IPC eq. 24); 0 for other

@@ -46,6 +46,8 @@ struct SurfaceTopology {
     Kokkos::View<double* [3], Kokkos::LayoutRight, MemSpace> plane_normal; ///< unit, to the free side
     Kokkos::View<int*, MemSpace> plane_row;                                ///< the row of each plane
     Kokkos::View<double*, MemSpace> friction; ///< per row: an obstacle's own μ, or −1 (contact.friction)
+    /// Per row: the contact offset of its body (m); an empty View when every row's is 0 (pair_offset).
+    Kokkos::View<double*, MemSpace> offset;
     int num_body_vertices = 0;
 };
 

@@ -13,6 +13,14 @@
 /// The projection is exact and case-reduced (kernels/pair_projection.hpp; barrier_pairs.hpp says why);
 /// the point–point closed form needs φ′ ≤ 0, which holds for every repulsive φ above.
 ///
+/// Contact offset ξ > 0 (pair_offset): φ acts on the squared gap g = (d − ξ)², d = √s, the squared
+/// distance of the offset surfaces, so the IPC barrier is b((d − ξ)², d̂²), active where d − ξ < d̂ and
+/// +∞ where d ≤ ξ. As a function of s, φ̃(s) = φ(g(s)) with g′ = (d − ξ)/d and g″ = ξ/(2 d³), so
+///     φ̃′ = φ′ g′,   φ̃″ = φ″ g′² + φ′ g″,
+/// and the formulas above hold with φ̃ for φ (the point–point closed form too: φ̃′ ≤ 0 where φ′ ≤ 0).
+/// For a point–plane pair d is the signed distance less the point's offset. ξ = 0 is exactly the
+/// unoffset pair (no extra operation is made).
+///
 /// `Phi` is a device functor with `bool acts(double s)` (whether φ can be nonzero at s; outside it the
 /// pair adds nothing) and `void operator()(double s, double& value, double& first, double& second)`.
 
@@ -64,9 +72,26 @@ KOKKOS_INLINE_FUNCTION void project_by_case(
 
 } // namespace detail
 
+/// The squared gap g of a squared distance s > 0 for offset ξ > 0 (offset_squared_gap), with
+/// dg/ds and d²g/ds²; false (g = 0) where √s ≤ ξ.
+KOKKOS_INLINE_FUNCTION bool
+offset_gap_chain(double s, double offset, double& g, double& first, double& second) {
+    const double d = ::sqrt(s);
+    const double gap = d - offset;
+    if (!(gap > 0.0)) {
+        g = 0.0;
+        return false;
+    }
+    g = gap * gap;
+    first = gap / d;
+    second = offset / (2.0 * d * s);
+    return true;
+}
+
 /// w φ(s) of a point–triangle or edge–edge pair at stencil positions x, with (per `order`) its gradient
 /// and PSD Hessian over the 12 stencil coordinates; `full_projection` projects with project_psd<12>
-/// instead of the case-reduced forms. +∞ for s ≤ 0; 0 (and zero derivatives) where !phi.acts(s).
+/// instead of the case-reduced forms. With offset ξ (m, the pair's pair_offset) φ acts on the squared gap
+/// (file comment). +∞ for s ≤ 0 or d ≤ ξ; 0 (and zero derivatives) where !phi.acts(gap).
 template <class Phi>
 KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
                                              const kernels::Vec3 (&x)[4],
@@ -75,7 +100,8 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
                                              int order,
                                              HessianProjection projection,
                                              kernels::Vec12& gradient,
-                                             kernels::Mat12& hessian) {
+                                             kernels::Mat12& hessian,
+                                             double offset = 0.0) {
     using kernels::Mat12;
     using kernels::Vec12;
     const bool derivatives = order != k_value;
@@ -88,34 +114,43 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
     if (kind == k_point_triangle) {
         pt_case = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
         s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], pt_case);
-        if (derivatives && s > 0.0 && phi.acts(s)) {
+    } else {
+        ee_case = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
+        s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], ee_case);
+    }
+    // The argument of φ: s itself, or the squared gap with its chain-rule factors.
+    double g = s, g1 = 1.0, g2 = 0.0;
+    const bool admissible = s > 0.0 && (offset == 0.0 || offset_gap_chain(s, offset, g, g1, g2));
+    gradient.setZero();
+    if (with_hessian) {
+        hessian.setZero();
+    }
+    if (!admissible) {
+        return kernels::infinity();
+    }
+    if (!phi.acts(g)) {
+        return 0.0;
+    }
+    if (derivatives) {
+        if (kind == k_point_triangle) {
             gs = kernels::point_triangle_distance_gradient(x[0], x[1], x[2], x[3], pt_case);
             if (with_hessian) {
                 hs = kernels::point_triangle_distance_hessian(x[0], x[1], x[2], x[3], pt_case);
             }
-        }
-    } else {
-        ee_case = kernels::edge_edge_case(x[0], x[1], x[2], x[3]);
-        s = kernels::edge_edge_distance(x[0], x[1], x[2], x[3], ee_case);
-        if (derivatives && s > 0.0 && phi.acts(s)) {
+        } else {
             gs = kernels::edge_edge_distance_gradient(x[0], x[1], x[2], x[3], ee_case);
             if (with_hessian) {
                 hs = kernels::edge_edge_distance_hessian(x[0], x[1], x[2], x[3], ee_case);
             }
         }
     }
-    gradient.setZero();
-    if (with_hessian) {
-        hessian.setZero();
-    }
-    if (!(s > 0.0)) {
-        return kernels::infinity();
-    }
-    if (!phi.acts(s)) {
-        return 0.0;
-    }
     double b = 0.0, db = 0.0, ddb = 0.0;
-    phi(s, b, db, ddb);
+    phi(g, b, db, ddb);
+    if (offset != 0.0) {
+        // φ̃′ = φ′ g′, φ̃″ = φ″ g′² + φ′ g″ (derivatives in s, as gs and hs are).
+        ddb = ddb * g1 * g1 + db * g2;
+        db = db * g1;
+    }
     double e = 1.0;
     Vec12 ge = Vec12::Zero();
     Mat12 he = Mat12::Zero();
@@ -158,6 +193,7 @@ KOKKOS_INLINE_FUNCTION double pair_potential(int kind,
 /// `order` ≥ k_gradient the gradient over {x0, x1} (slots 0 and 1 of 12) = (g, −g), g = φ′ 2 d n; with
 /// k_hessian the PSD Hessian [[K, −K], [−K, K]], K = max(0, 4 s φ″ + 2 φ′) n nᵀ (the clamp keeps it PSD).
 /// The plane's row is prescribed and never owned: the coupling block is how a moving plane pushes.
+/// With offset ξ (the point's, m) d is n·(x0 − x1) − ξ: the gap of the offset point.
 template <class Phi>
 KOKKOS_INLINE_FUNCTION double plane_potential(const kernels::Vec3& x0,
                                               const kernels::Vec3& x1,
@@ -165,12 +201,13 @@ KOKKOS_INLINE_FUNCTION double plane_potential(const kernels::Vec3& x0,
                                               const Phi& phi,
                                               int order,
                                               kernels::Vec12& gradient,
-                                              kernels::Mat12& hessian) {
+                                              kernels::Mat12& hessian,
+                                              double offset = 0.0) {
     gradient.setZero();
     if (order == k_hessian) {
         hessian.setZero();
     }
-    const double d = n.dot(x0 - x1);
+    const double d = n.dot(x0 - x1) - offset;
     const double s = d * d;
     if (!(d > 0.0)) {
         return kernels::infinity();
@@ -203,7 +240,7 @@ KOKKOS_INLINE_FUNCTION double plane_potential(const kernels::Vec3& x0,
     return b;
 }
 
-/// plane_potential of point–plane pair `rows` at the surface positions xs.
+/// plane_potential of point–plane pair `rows` at the surface positions xs, with the point's offset.
 template <class Phi>
 KOKKOS_INLINE_FUNCTION double plane_potential(const int rows[4],
                                               const ConstSurfaceField& xs,
@@ -216,7 +253,8 @@ KOKKOS_INLINE_FUNCTION double plane_potential(const int rows[4],
     pair_positions(k_point_plane, rows, xs, x);
     const kernels::Vec3 n(topology.plane_normal(rows[1], 0), topology.plane_normal(rows[1], 1),
                           topology.plane_normal(rows[1], 2));
-    return plane_potential(x[0], x[1], n, phi, order, gradient, hessian);
+    return plane_potential(x[0], x[1], n, phi, order, gradient, hessian,
+                           pair_offset(k_point_plane, rows, topology));
 }
 
 } // namespace intact::contact

@@ -14,15 +14,17 @@ constexpr double k_closest_gap = 1e-12;
 
 /// The step bound on [0, 1] of a pair whose stencil positions (pair_positions: point–plane {point, plane
 /// row}) move from `start` to `start + step`; `normal` is the plane's (point–plane only) and `d0` the
-/// pair's distance at the start (m). `max_iterations` caps the additive CCD's advancements (its
-/// conservative fallback: the time reached, which is collision-free): a pair at distance d moving by
-/// l along or towards itself needs about l / d of them.
+/// pair's gap at the start (m; its distance less `offset`, the pair's contact offset ξ). The bound keeps
+/// the offset surfaces apart: the CCD's minimum distance is ξ plus 20% of the gap. `max_iterations` caps the
+/// additive CCD's advancements (its conservative fallback: the time reached, which is collision-free): a pair
+/// at distance d moving by l along or towards itself needs about l / d of them.
 KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
                                                      const kernels::Vec3 (&start)[4],
                                                      const kernels::Vec3 (&step)[4],
                                                      const kernels::Vec3& normal,
                                                      double d0,
-                                                     int max_iterations = kernels::k_accd_max_iterations) {
+                                                     int max_iterations = kernels::k_accd_max_iterations,
+                                                     double offset = 0.0) {
     // A pair within k_closest_gap of its coordinates' size comes no closer. Keeping 20% of the gap per
     // step leaves it positive in exact arithmetic only: `al` at its outer-iteration cap, pushing one pair
     // 300 times, took a node to 1e-163 m behind a plane.
@@ -67,7 +69,7 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
         }
     }
     double toi = 1.0;
-    const double separation = 0.2 * d0; // no pair closes more than 80% of its gap in one step
+    const double separation = offset + 0.2 * d0; // no pair closes more than 80% of its gap in one step
     const bool hit = pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1],
                                                       end[2], end[3], separation, 1.0, toi,
                                                       kernels::k_accd_conservative_rescaling, max_iterations)
@@ -84,10 +86,10 @@ KOKKOS_INLINE_FUNCTION double pair_time_of_impact_at(int kind,
         double touch = 1.0;
         const bool touches =
             pt ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
-                                             end[3], 0.0, 1.0, touch, kernels::k_accd_conservative_rescaling,
-                                             max_iterations)
+                                             end[3], offset, 1.0, touch,
+                                             kernels::k_accd_conservative_rescaling, max_iterations)
                : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3], end[0], end[1], end[2],
-                                        end[3], 0.0, 1.0, touch, kernels::k_accd_conservative_rescaling,
+                                        end[3], offset, 1.0, touch, kernels::k_accd_conservative_rescaling,
                                         max_iterations);
         toi = touches ? (0.8 * touch > toi ? 0.8 * touch : toi) : 1.0;
     }
@@ -104,17 +106,18 @@ pair_plane_normal(int kind, const int rows[4], const SurfaceTopology& topology) 
                          topology.plane_normal(rows[1], 2));
 }
 
-/// The step bound of one pair for positions xs + t ps, t ∈ [0, 1].
+/// The step bound of one pair for positions xs + t ps, t ∈ [0, 1], for its offset surfaces.
 KOKKOS_INLINE_FUNCTION double pair_time_of_impact(int kind,
                                                   const int rows[4],
                                                   const ConstSurfaceField& xs,
                                                   const ConstSurfaceField& ps,
                                                   const SurfaceTopology& topology) {
-    const double d0 = ::sqrt(pair_squared_distance(kind, rows, xs, topology));
+    const double d0 = ::sqrt(pair_squared_distance(kind, rows, xs, topology)); // the gap
     kernels::Vec3 start[4], step[4];
     pair_positions(kind, rows, xs, start);
     pair_positions(kind, rows, ps, step);
-    return pair_time_of_impact_at(kind, start, step, pair_plane_normal(kind, rows, topology), d0);
+    return pair_time_of_impact_at(kind, start, step, pair_plane_normal(kind, rows, topology), d0,
+                                  kernels::k_accd_max_iterations, pair_offset(kind, rows, topology));
 }
 
 } // namespace intact::contact

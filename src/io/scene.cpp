@@ -311,6 +311,7 @@ Body read_body(JsonObject& object, std::size_t index, const std::string& directo
     }
     body.rotate_about_center = pivot == "center";
     body.material = read_material(object, body.type);
+    body.contact_offset = detail::read_contact_offset(object, body.type, body.material);
     body.velocity = object.optional<Vec3>("velocity", Vec3{});
     body.angular_velocity = object.optional<Vec3>("angular_velocity", Vec3{});
     for (auto& fixed : object.objects("fixed")) {

@@ -123,6 +123,10 @@ struct Body {
     Vec3 translate{};                 ///< metres, applied last
     bool rotate_about_center = false; ///< rotate about the scaled mesh's centroid instead of the origin
     Material material;
+    /// Contact offset, m (shells and rods; 0 for solids): contact keeps this body's primitives at least
+    /// this far from others beyond their own offsets (`contact_offset`, default thickness / 2 for a
+    /// shell, the radius for a rod).
+    double contact_offset = 0.0;
     Vec3 velocity{};         ///< initial velocity, m/s
     Vec3 angular_velocity{}; ///< initial spin about the body's centre of mass, rad/s
     std::vector<BoxSelector> fixed;

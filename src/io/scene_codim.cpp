@@ -2,6 +2,7 @@
 
 #include "src/core/error.hpp"
 
+#include <cmath>
 #include <sstream>
 
 namespace intact::io::detail {
@@ -101,6 +102,30 @@ void read_codim_material_keys(JsonObject& material, BodyType type, Material& out
     }
 }
 
+double read_contact_offset(JsonObject& body, BodyType type, const Material& material) {
+    if (type == BodyType::solid) {
+        if (body.has("contact_offset")) {
+            body.fail("contact_offset", "applies to shells and rods only",
+                      "leave it out: a solid's contact surface is its boundary; for a wider gap raise "
+                      "contact.dhat");
+        }
+        return 0.0;
+    }
+    const double fallback = type == BodyType::shell ? 0.5 * material.thickness : material.radius;
+    const double offset = body.optional<double>("contact_offset", fallback);
+    if (!(offset >= 0.0) || !std::isfinite(offset)) {
+        std::ostringstream problem;
+        problem << "must be a finite distance >= 0, got " << offset;
+        body.fail("contact_offset", problem.str(),
+                  type == BodyType::shell
+                      ? "give the gap kept on each side of the sheet in metres, or leave it "
+                        "out for half the thickness (0: an infinitely thin sheet)"
+                      : "give the gap kept around the rod's centre line in metres, or leave "
+                        "it out for the radius (0: an infinitely thin rod)");
+    }
+    return offset;
+}
+
 void check_codim_support(const Scene& scene) {
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
         const BodyType type = scene.bodies[b].type;
@@ -115,7 +140,7 @@ void check_codim_support(const Scene& scene) {
             throw InputError(input_error_message(
                 scene.file, key,
                 "solver \"al\" does not handle contact of " + what +
-                    " bodies yet, and contact.enabled is true",
+                    " bodies (nor their contact offsets) yet, and contact.enabled is true",
                 "use solver.type \"ipc\" or \"bal\" (both handle contact of shells and rods)"));
         }
         if (scene.solver == "stencil_descent") {

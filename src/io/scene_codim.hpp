@@ -1,8 +1,9 @@
 #pragma once
 /// @file scene_codim.hpp
 /// @brief The scene keys of codimensional bodies (shells and rods): `bodies[].type`, the generated
-/// `sheet` and `rod` meshes, the material keys `thickness`, `radius` and `bending_stiffness`, and the
-/// start-up check of what the chosen method supports (docs/codim.md). Used by scene.cpp.
+/// `sheet` and `rod` meshes, the material keys `thickness`, `radius` and `bending_stiffness`, the
+/// `contact_offset`, and the start-up check of what the chosen method supports (docs/codim.md). Used by
+/// scene.cpp.
 
 #include "src/io/json_reader.hpp"
 #include "src/io/scene.hpp"
@@ -23,6 +24,10 @@ void read_generated_codim_mesh(JsonObject& mesh, BodyType type, MeshSource& sour
 /// `bending_stiffness` (J, optional); rods `radius` (m, required) and `bending_stiffness` (N m²,
 /// optional).
 void read_codim_material_keys(JsonObject& material, BodyType type, Material& out);
+
+/// A body's `contact_offset` (m, >= 0): shells default to half their thickness, rods to their radius;
+/// a solid may not give one (its contact surface is its boundary). Call after the material is read.
+double read_contact_offset(JsonObject& body, BodyType type, const Material& material);
 
 /// Throws InputError when the scene has shells or rods and asks for something they do not support yet
 /// (contact with `al`, `stencil_descent`), naming the key and the alternative.

@@ -228,6 +228,12 @@ std::vector<SceneKey> build_table() {
                     .default_text("shells E h³ / (12 (1 − ν²)), rods E π r⁴ / 4")
                     .means("shells: k_b, J; rods: E I, N m²")
                     .for_example(1e-3));
+    k.push_back(number("bodies[].contact_offset")
+                    .at_least(0.0)
+                    .default_text("shells `thickness` / 2, rods `radius`; solids have none")
+                    .means("shells and rods: the contact offset, m; contact keeps the body's primitives this "
+                           "far from others beyond their own offsets (plus the gap d̂); see Shells and rods")
+                    .for_example(5e-4));
     k.push_back(vec3("bodies[].velocity").default_value(zero3).means("initial velocity, m/s"));
     k.push_back(vec3("bodies[].angular_velocity")
                     .default_value(zero3)

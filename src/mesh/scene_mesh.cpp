@@ -148,6 +148,7 @@ SceneMesh build_scene_mesh(const io::Scene& scene) {
     int next_motion = 0; // index in scene.moving_selectors()
     for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
         const io::Body& body = scene.bodies[b];
+        result.body_contact_offset.push_back(body.contact_offset);
         TetMesh mesh;
         CodimElements codim; // a shell's or rod's elements, body-local node ids
         if (body.type != io::BodyType::solid) {

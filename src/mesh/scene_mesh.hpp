@@ -23,11 +23,12 @@ enum class NodeConstraint : std::uint8_t {
 /// Shells and rods have no tets: their triangles, hinges, segments and rod vertices are in `codim`.
 struct SceneMesh {
     TetMesh mesh;
-    std::vector<int> tet_body;              ///< body index of each tet
-    CodimElements codim;                    ///< elements of shells and rods (scene node ids)
-    std::vector<int> node_body;             ///< body index of each node
-    std::vector<Vec3> velocity;             ///< initial velocity of each node, m/s
-    std::vector<NodeConstraint> constraint; ///< per node
+    std::vector<int> tet_body;               ///< body index of each tet
+    CodimElements codim;                     ///< elements of shells and rods (scene node ids)
+    std::vector<int> node_body;              ///< body index of each node
+    std::vector<double> body_contact_offset; ///< per body: its contact offset, m (io::Body)
+    std::vector<Vec3> velocity;              ///< initial velocity of each node, m/s
+    std::vector<NodeConstraint> constraint;  ///< per node
     std::vector<int> motion; ///< per node: index in Scene::moving_selectors() (moving nodes), else −1
     std::vector<TriMesh> obstacle_meshes; ///< per obstacle, placed at time 0; empty for planes
     Vec3 bbox_min{}, bbox_max{};          ///< bounding box of all body nodes

@@ -20,6 +20,29 @@ struct FaceKey {
     std::int64_t id;
 };
 
+/// Append the undirected edges (smaller index first) and the nodes of closed polygons `items` (triangles;
+/// a segment (a, b) gives the edge twice) to `surface`, unsorted.
+template <std::size_t N>
+void add_edges_and_vertices(const std::vector<std::array<int, N>>& items, Surface& surface) {
+    for (const auto& item : items) {
+        for (std::size_t k = 0; k < N; ++k) {
+            const int a = item[k];
+            const int b = item[(k + 1) % N];
+            surface.edges.push_back({std::min(a, b), std::max(a, b)});
+            surface.vertices.push_back(a);
+        }
+    }
+}
+
+/// Sort the edges and vertices of `surface` and drop repeats.
+void sort_unique(Surface& surface) {
+    std::sort(surface.edges.begin(), surface.edges.end());
+    surface.edges.erase(std::unique(surface.edges.begin(), surface.edges.end()), surface.edges.end());
+    std::sort(surface.vertices.begin(), surface.vertices.end());
+    surface.vertices.erase(std::unique(surface.vertices.begin(), surface.vertices.end()),
+                           surface.vertices.end());
+}
+
 } // namespace
 
 Surface extract_surface(const TetMesh& mesh) {
@@ -61,19 +84,8 @@ Surface extract_surface(const TetMesh& mesh) {
 
     surface.edges.reserve(3 * surface.triangles.size());
     surface.vertices.reserve(3 * surface.triangles.size());
-    for (const auto& tri : surface.triangles) {
-        for (int k = 0; k < 3; ++k) {
-            const int a = tri[k];
-            const int b = tri[(k + 1) % 3];
-            surface.edges.push_back({std::min(a, b), std::max(a, b)});
-            surface.vertices.push_back(a);
-        }
-    }
-    std::sort(surface.edges.begin(), surface.edges.end());
-    surface.edges.erase(std::unique(surface.edges.begin(), surface.edges.end()), surface.edges.end());
-    std::sort(surface.vertices.begin(), surface.vertices.end());
-    surface.vertices.erase(std::unique(surface.vertices.begin(), surface.vertices.end()),
-                           surface.vertices.end());
+    add_edges_and_vertices(surface.triangles, surface);
+    sort_unique(surface);
     return surface;
 }
 
@@ -82,24 +94,10 @@ Surface extract_surface(const TetMesh& mesh, const CodimElements& codim) {
     if (codim.triangles.empty() && codim.segments.empty()) {
         return surface;
     }
-    auto add_edge = [&](int a, int b) { surface.edges.push_back({std::min(a, b), std::max(a, b)}); };
-    for (const auto& tri : codim.triangles) {
-        surface.triangles.push_back(tri);
-        for (int k = 0; k < 3; ++k) {
-            add_edge(tri[static_cast<std::size_t>(k)], tri[static_cast<std::size_t>((k + 1) % 3)]);
-            surface.vertices.push_back(tri[static_cast<std::size_t>(k)]);
-        }
-    }
-    for (const auto& segment : codim.segments) {
-        add_edge(segment[0], segment[1]);
-        surface.vertices.push_back(segment[0]);
-        surface.vertices.push_back(segment[1]);
-    }
-    std::sort(surface.edges.begin(), surface.edges.end());
-    surface.edges.erase(std::unique(surface.edges.begin(), surface.edges.end()), surface.edges.end());
-    std::sort(surface.vertices.begin(), surface.vertices.end());
-    surface.vertices.erase(std::unique(surface.vertices.begin(), surface.vertices.end()),
-                           surface.vertices.end());
+    surface.triangles.insert(surface.triangles.end(), codim.triangles.begin(), codim.triangles.end());
+    add_edges_and_vertices(codim.triangles, surface);
+    add_edges_and_vertices(codim.segments, surface);
+    sort_unique(surface);
     return surface;
 }
 

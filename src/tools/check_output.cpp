@@ -62,6 +62,7 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
     for (std::size_t s = 0; s < series.size(); ++s) {
         detail::SceneMesh scene;
         scene.body_names = obstacles.body_names;
+        scene.body_offsets = obstacles.body_offsets;
         std::unordered_map<GlobalId, int> node_index;
         std::unordered_set<GlobalId> seen_tets;
         for (const fs::path& piece : detail::read_piece_list(series[s].file)) {
@@ -87,6 +88,9 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         if (step.codim_vertices_inside > 0) {
             log << ", " << step.codim_vertices_inside << " shell or rod vertices inside solids";
         }
+        if (step.offset_pairs > 0) {
+            log << ", " << step.offset_pairs << " pairs closer than their contact offsets";
+        }
         log << "\n";
         for (const std::string& example : step.examples) {
             log << "  " << example << "\n";
@@ -101,6 +105,7 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         total.vertices_behind_planes += step.vertices_behind_planes;
         total.obstacle_vertices_inside += step.obstacle_vertices_inside;
         total.codim_vertices_inside += step.codim_vertices_inside;
+        total.offset_pairs += step.offset_pairs;
         bad_steps += step.clean() ? 0 : 1;
         report.steps.push_back(std::move(step));
     }
@@ -122,6 +127,9 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         }
         if (total.codim_vertices_inside > 0) {
             log << ", " << total.codim_vertices_inside << " shell or rod vertices inside solids";
+        }
+        if (total.offset_pairs > 0) {
+            log << ", " << total.offset_pairs << " pairs closer than their contact offsets";
         }
         log << " in all" << (obstacles.checked ? "" : " (obstacles not checked)") << "\n";
     }

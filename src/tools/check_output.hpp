@@ -2,7 +2,8 @@
 /// @file check_output.hpp
 /// @brief `intact check OUTPUT_DIR`: reads a written time series back and reports, for every step,
 /// intersecting surface triangles, inverted or flat tetrahedra, and bodies touching or passing through
-/// obstacles. Host-only, serial, no Kokkos, no MPI.
+/// obstacles. Host-only, serial, no MPI; no Kokkos kernels (the offset check calls the closest-feature
+/// distances of kernels/pair_distance.hpp on the host).
 ///
 /// Each step's pieces are merged by their point array `global_id` into one tet mesh of the whole scene
 /// (all bodies). Then:
@@ -18,8 +19,12 @@
 ///   with an item is reported when its far end meets that item); so shell–shell, shell–solid,
 ///   rod–triangle (a segment crossing a triangle) and rod–rod crossings are found; and a shell or rod
 ///   vertex inside or on a tetrahedron (a sheet that passed wholly into a solid between two output steps)
-///   is reported. Contact offsets are not applied: the items are checked as infinitely thin
-///   (docs/codim.md);
+///   is reported;
+/// - contact offsets (scene.resolved.json `bodies[].contact_offset`; shells and rods): every pair the
+///   simulator forms (a vertex and a triangle, two edges or segments, sharing no node; a vertex and a
+///   plane) whose offset ξ (the sum of its two items' bodies' offsets, obstacles 0) is positive must be
+///   at least ξ (1 − 1e-6) apart; a pair closer than that is reported (distances in floating point,
+///   the kernels' closest-feature formulas). Without the file the offsets are taken as 0;
 /// - obstacles, read from OUTPUT_DIR/scene.resolved.json (key `obstacles`), are placed at time 0 by
 ///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
 ///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula
@@ -62,15 +67,19 @@ struct StepReport {
     /// Vertices of shells and rods inside or on a tetrahedron of another body (each counted once): a sheet
     /// or a rod that passed wholly into a solid between two output steps crosses no boundary triangle.
     long long codim_vertices_inside = 0;
+    /// Pairs of items closer than their contact offsets (vertex–triangle, edge–edge and vertex–plane
+    /// pairs of shells and rods with one another, with solids and with obstacles).
+    long long offset_pairs = 0;
     /// Up to 5 of each kind, in this order: intersecting pairs, body-obstacle triangle pairs, vertices on or
-    /// behind planes, bad tets. Each is one line naming scene-wide (global) node or tet ids and, for
-    /// obstacles, `obstacles[k]` (the index in scene.resolved.json) and the obstacle triangle's 0-based
-    /// index in its mesh file.
+    /// behind planes, vertices inside bodies, pairs closer than their contact offsets, bad tets. Each is one
+    /// line naming scene-wide (global) node or tet ids and, for obstacles, `obstacles[k]` (the index in
+    /// scene.resolved.json) and the obstacle triangle's 0-based index in its mesh file.
     std::vector<std::string> examples;
     /// True when every count above is zero.
     bool clean() const {
         return intersecting_pairs == 0 && inverted_tets == 0 && obstacle_triangle_pairs == 0 &&
-               vertices_behind_planes == 0 && obstacle_vertices_inside == 0 && codim_vertices_inside == 0;
+               vertices_behind_planes == 0 && obstacle_vertices_inside == 0 && codim_vertices_inside == 0 &&
+               offset_pairs == 0;
     }
 };
 

@@ -93,9 +93,10 @@ const std::map<std::string, Context>& contexts() {
             {"integrator.energy.decay_start", {{{"integrator.energy.decay_time", 1.0}}, {}}},
             {"bodies[].type", {{}, {}, {{"shell", shell_body()}, {"rod", rod_body()}}}},
         };
-        for (const char* key : {"bodies[].mesh.sheet.length", "bodies[].mesh.sheet.width",
-                                "bodies[].mesh.sheet.cells_x", "bodies[].mesh.sheet.cells_y",
-                                "bodies[].material.thickness", "bodies[].material.bending_stiffness"}) {
+        for (const char* key :
+             {"bodies[].mesh.sheet.length", "bodies[].mesh.sheet.width", "bodies[].mesh.sheet.cells_x",
+              "bodies[].mesh.sheet.cells_y", "bodies[].material.thickness",
+              "bodies[].material.bending_stiffness", "bodies[].contact_offset"}) {
             table.emplace(key, Context{shell_body(), {}, {}});
         }
         for (const char* key : {"bodies[].mesh.rod.start", "bodies[].mesh.rod.end",

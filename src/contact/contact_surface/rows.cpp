@@ -116,6 +116,9 @@ ContactSurface::ContactSurface(MPI_Comm comm,
             m_vertex_constrained.push_back(scene_mesh.constraint[n] != NodeConstraint::free ? 1 : 0);
             m_vertex_motion.push_back(scene_mesh.motion[n]);
             m_vertex_friction.push_back(-1.0);
+            const auto body = static_cast<std::size_t>(scene_mesh.node_body[n]);
+            m_vertex_offset.push_back(
+                body < scene_mesh.body_contact_offset.size() ? scene_mesh.body_contact_offset[body] : 0.0);
             m_rest.push_back(scene_mesh.mesh.nodes[n]);
         }
         for (const auto& t : surface.triangles) {
@@ -135,6 +138,7 @@ ContactSurface::ContactSurface(MPI_Comm comm,
             m_vertex_constrained.push_back(1);
             m_vertex_motion.push_back(-1);
             m_vertex_friction.push_back(obstacle.friction ? *obstacle.friction : -1.0);
+            m_vertex_offset.push_back(0.0);
             m_rest.push_back(x);
             m_obstacle_motion.push_back(obstacle.motion);
             return static_cast<int>(m_rest.size()) - 1;
@@ -181,6 +185,7 @@ ContactSurface::ContactSurface(MPI_Comm comm,
     broadcast(comm, m_rest);
     broadcast(comm, m_vertex_motion);
     broadcast(comm, m_vertex_friction);
+    broadcast(comm, m_vertex_offset);
     broadcast(comm, m_obstacle_motion);
     broadcast(comm, m_triangles);
     broadcast(comm, m_edges);
@@ -255,6 +260,12 @@ ContactSurface::ContactSurface(MPI_Comm comm,
     m_topology.plane_row = to_device("intact::contact::plane_row", plane_rows);
     m_topology.num_body_vertices = m_num_body_vertices;
     m_topology.friction = to_device("intact::contact::row_friction", m_vertex_friction);
+    // Offsets: an empty View when every row's is 0, so that solids-only scenes skip the offset work.
+    m_max_offset =
+        m_vertex_offset.empty() ? 0.0 : *std::max_element(m_vertex_offset.begin(), m_vertex_offset.end());
+    if (m_max_offset > 0.0) {
+        m_topology.offset = to_device("intact::contact::row_offset", m_vertex_offset);
+    }
     std::vector<std::array<double, 9>> motions;
     for (const io::RigidMotion& m : m_obstacle_motion) {
         motions.push_back({m.velocity[0], m.velocity[1], m.velocity[2], m.angular_velocity[0],

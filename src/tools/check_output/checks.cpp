@@ -1,11 +1,12 @@
 /// @file checks.cpp
 /// @brief The checks of one merged step: inverted or flat tets, intersecting boundary triangles, body
-/// triangles meeting mesh obstacles, obstacle vertices inside bodies and body vertices on or behind
-/// planes, each counted with up to five examples (declared in checks.hpp; surface_triangles_meet in
-/// check_output.hpp).
+/// triangles meeting mesh obstacles, obstacle vertices inside bodies, body vertices on or behind
+/// planes and pairs closer than their contact offsets, each counted with up to five examples (declared in
+/// checks.hpp; surface_triangles_meet in check_output.hpp).
 
 #include "src/tools/check_output/checks.hpp"
 
+#include "kernels/pair_distance.hpp"
 #include "src/mesh/surface.hpp"
 #include "src/tools/check_output/broad_phase.hpp"
 #include "src/tools/check_output/predicates.hpp"
@@ -14,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -154,6 +156,208 @@ std::string obstacle_item_name(const TriMesh& mesh, int item) {
 bool in_closed_tet(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
     return orient3d(x, b, c, d) >= 0 && orient3d(a, x, c, d) >= 0 && orient3d(a, b, x, d) >= 0 &&
            orient3d(a, b, c, x) >= 0;
+}
+
+/// Closer than its offset ξ by more than this share of ξ: a contact offset violation.
+constexpr double k_offset_tolerance = 1e-6;
+
+/// One item of the offset check: a triangle, a segment or a point (1 to 3 distinct nodes), its offset
+/// and where it comes from. Body nodes are their scene index; obstacle nodes are −1 − a running index, so
+/// that only items of the same body or obstacle share nodes.
+struct OffsetItem {
+    std::array<Vec3, 3> x{};
+    std::array<long long, 3> node{};
+    int count = 0;
+    double offset = 0.0;
+    int body_item = -1;          ///< index among the body items, or −1
+    int obstacle = -1, item = 0; ///< obstacles[obstacle], its item `item` (obstacle_items)
+};
+
+kernels::Vec3 eigen(const Vec3& v) {
+    return kernels::Vec3(v[0], v[1], v[2]);
+}
+
+bool has_node(const OffsetItem& item, long long node) {
+    for (int k = 0; k < item.count; ++k) {
+        if (item.node[static_cast<std::size_t>(k)] == node) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// The smallest distance of the pairs the simulator forms between two items (contact_surface.hpp):
+/// a vertex of one and the other when it is a triangle, and two edges (segments), sharing no node; +∞
+/// when there is none.
+double offset_pair_distance(const OffsetItem& a, const OffsetItem& b) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& [p, t] : {std::make_pair(&a, &b), std::make_pair(&b, &a)}) {
+        if (t->count != 3) {
+            continue;
+        }
+        const kernels::Vec3 t0 = eigen(t->x[0]), t1 = eigen(t->x[1]), t2 = eigen(t->x[2]);
+        for (int k = 0; k < p->count; ++k) {
+            if (has_node(*t, p->node[static_cast<std::size_t>(k)])) {
+                continue;
+            }
+            const kernels::Vec3 q = eigen(p->x[static_cast<std::size_t>(k)]);
+            best = std::min(best, std::sqrt(kernels::point_triangle_distance(
+                                      q, t0, t1, t2, kernels::point_triangle_case(q, t0, t1, t2))));
+        }
+    }
+    const auto edges = [](const OffsetItem& item) { return item.count == 3 ? 3 : (item.count == 2 ? 1 : 0); };
+    for (int i = 0; i < edges(a); ++i) {
+        const auto a0 = static_cast<std::size_t>(i), a1 = static_cast<std::size_t>((i + 1) % a.count);
+        for (int j = 0; j < edges(b); ++j) {
+            const auto b0 = static_cast<std::size_t>(j), b1 = static_cast<std::size_t>((j + 1) % b.count);
+            if (b.node[b0] == a.node[a1] || b.node[b1] == a.node[a1] || b.node[b0] == a.node[a0] ||
+                b.node[b1] == a.node[a0]) {
+                continue;
+            }
+            const kernels::Vec3 p0 = eigen(a.x[a0]), p1 = eigen(a.x[a1]), q0 = eigen(b.x[b0]),
+                                q1 = eigen(b.x[b1]);
+            best = std::min(best, std::sqrt(kernels::edge_edge_distance(
+                                      p0, p1, q0, q1, kernels::edge_edge_case(p0, p1, q0, q1))));
+        }
+    }
+    return best;
+}
+
+/// The contact offset check (check_output.hpp): body items (`items`, node indices into x) and the mesh
+/// obstacles' items at `time` against each other, body nodes against planes. Counts into
+/// report.offset_pairs, examples into `examples`.
+void check_offsets(const SceneMesh& scene,
+                   const std::vector<std::array<int, 3>>& items,
+                   const std::vector<Obstacle>& obstacles,
+                   const std::vector<std::vector<Vec3>>& obstacle_nodes,
+                   double time,
+                   StepReport& report,
+                   std::vector<std::string>& examples) {
+    const std::vector<Vec3>& x = scene.mesh.nodes;
+    const auto node_offset = [&](int node) {
+        const auto body = static_cast<std::size_t>(scene.node_body[static_cast<std::size_t>(node)]);
+        return body < scene.body_offsets.size() ? scene.body_offsets[body] : 0.0;
+    };
+    std::vector<OffsetItem> all;
+    bool any = false;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const auto& tri = items[i];
+        OffsetItem item;
+        item.body_item = static_cast<int>(i);
+        item.offset = node_offset(tri[0]);
+        any = any || item.offset > 0.0;
+        for (const int n : tri) {
+            if (!has_node(item, n)) {
+                item.x[static_cast<std::size_t>(item.count)] = x[static_cast<std::size_t>(n)];
+                item.node[static_cast<std::size_t>(item.count++)] = n;
+            }
+        }
+        all.push_back(item);
+    }
+    if (!any) {
+        return;
+    }
+    long long next_obstacle_node = 0;
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        if (obstacles[k].is_plane) {
+            continue;
+        }
+        const auto parts = obstacle_items(obstacles[k].mesh);
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            OffsetItem item;
+            item.obstacle = static_cast<int>(k);
+            item.item = static_cast<int>(i);
+            for (const int n : parts[i]) {
+                if (!has_node(item, -1 - next_obstacle_node - n)) {
+                    item.x[static_cast<std::size_t>(item.count)] =
+                        obstacle_nodes[k][static_cast<std::size_t>(n)];
+                    item.node[static_cast<std::size_t>(item.count++)] = -1 - next_obstacle_node - n;
+                }
+            }
+            all.push_back(item);
+        }
+        next_obstacle_node += static_cast<long long>(obstacles[k].mesh.nodes.size());
+    }
+    // Boxes grown by each item's own offset meet when the items come within the sum of their offsets.
+    std::vector<Box> boxes;
+    std::vector<int> box_item;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const OffsetItem& item = all[i];
+        if (!add_box(item.x[0], item.x[item.count > 1 ? 1 : 0],
+                     item.x[static_cast<std::size_t>(item.count - 1)], boxes)) {
+            continue;
+        }
+        for (int c = 0; c < 3; ++c) {
+            boxes.back().lo[c] -= item.offset;
+            boxes.back().hi[c] += item.offset;
+        }
+        box_item.push_back(static_cast<int>(i));
+    }
+    const auto describe = [&](const OffsetItem& item) {
+        if (item.body_item >= 0) {
+            return describe_triangle(scene, items[static_cast<std::size_t>(item.body_item)]);
+        }
+        return "obstacles[" + std::to_string(item.obstacle) + "] (mesh) " +
+               obstacle_item_name(obstacles[static_cast<std::size_t>(item.obstacle)].mesh, item.item);
+    };
+    for_each_overlapping_pair(boxes, [&](int i, int j) {
+        const OffsetItem& a = all[static_cast<std::size_t>(box_item[static_cast<std::size_t>(i)])];
+        const OffsetItem& b = all[static_cast<std::size_t>(box_item[static_cast<std::size_t>(j)])];
+        const double offset = a.offset + b.offset;
+        if (!(offset > 0.0) || (a.body_item < 0 && b.body_item < 0)) {
+            return;
+        }
+        const double distance = offset_pair_distance(a, b);
+        if (!(distance < (1.0 - k_offset_tolerance) * offset)) {
+            return;
+        }
+        ++report.offset_pairs;
+        if (examples.size() < k_max_examples) {
+            std::ostringstream out;
+            out << describe(a) << " is " << distance << " m from " << describe(b)
+                << ", closer than their contact offsets " << offset << " m";
+            examples.push_back(out.str());
+        }
+    });
+    // Planes: every node of an item with an offset, at least its offset on the free side.
+    std::vector<int> nodes;
+    for (const auto& tri : items) {
+        if (node_offset(tri[0]) > 0.0) {
+            nodes.insert(nodes.end(), tri.begin(), tri.end());
+        }
+    }
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (std::size_t k = 0; k < obstacles.size(); ++k) {
+        const Obstacle& plane = obstacles[k];
+        if (!plane.is_plane) {
+            continue;
+        }
+        const Vec3 point = plane.at(plane.point, time);
+        const double length =
+            std::sqrt(plane.normal[0] * plane.normal[0] + plane.normal[1] * plane.normal[1] +
+                      plane.normal[2] * plane.normal[2]);
+        for (const int node : nodes) {
+            const Vec3& p = x[static_cast<std::size_t>(node)];
+            const double distance =
+                ((p[0] - point[0]) * plane.normal[0] + (p[1] - point[1]) * plane.normal[1] +
+                 (p[2] - point[2]) * plane.normal[2]) /
+                length;
+            const double offset = node_offset(node);
+            if (!finite(p) || !(distance > 0.0) || !(distance < (1.0 - k_offset_tolerance) * offset)) {
+                continue; // non-finite or behind: reported by the other checks
+            }
+            ++report.offset_pairs;
+            if (examples.size() < k_max_examples) {
+                std::ostringstream out;
+                out << body_text(scene, scene.node_body[static_cast<std::size_t>(node)]) << " node "
+                    << scene.node_id[static_cast<std::size_t>(node)] << " is " << distance
+                    << " m from obstacles[" << k << "] (plane), closer than its contact offset " << offset
+                    << " m";
+                examples.push_back(out.str());
+            }
+        }
+    }
 }
 
 } // namespace
@@ -412,7 +616,10 @@ void check_scene(const SceneMesh& scene,
             }
         });
     }
-    for (const auto* extra : {&obstacle_examples, &plane_examples, &inside_examples, &tet_examples}) {
+    std::vector<std::string> offset_examples;
+    check_offsets(scene, surface.triangles, obstacles, obstacle_nodes, time, report, offset_examples);
+    for (const auto* extra :
+         {&obstacle_examples, &plane_examples, &inside_examples, &offset_examples, &tet_examples}) {
         report.examples.insert(report.examples.end(), extra->begin(), extra->end());
     }
 }

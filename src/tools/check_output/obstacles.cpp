@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -96,6 +97,18 @@ Obstacles read_obstacles(const fs::path& directory) {
             const bool named = body.is_object() && body.contains("name") && body.at("name").is_string() &&
                                body.at("name").get<std::string>() != "body" + std::to_string(b);
             obstacles.body_names.push_back(named ? body.at("name").get<std::string>() : std::string());
+            double offset = 0.0;
+            if (body.is_object() && body.contains("contact_offset")) {
+                const nlohmann::json& value = body.at("contact_offset");
+                if (!value.is_number() || !(value.get<double>() >= 0.0) ||
+                    !std::isfinite(value.get<double>())) {
+                    throw InputError(quoted(file) + ": key 'bodies[" + std::to_string(b) +
+                                     "].contact_offset': must be a finite number >= 0, got " + value.dump() +
+                                     "; fix: run the scene again into this folder to rewrite it");
+                }
+                offset = value.get<double>();
+            }
+            obstacles.body_offsets.push_back(offset);
         }
     }
     const nlohmann::json none = nlohmann::json::array();

@@ -41,9 +41,12 @@ struct Obstacles {
     std::vector<Obstacle> entries; ///< in the order of `obstacles`
     /// Per entry of `bodies`: the name the scene gave it, empty when it gave none (the default "body<i>").
     std::vector<std::string> body_names;
+    /// Per entry of `bodies`: its `contact_offset` (m; 0 when absent: solids, older output).
+    std::vector<double> body_offsets;
 };
 
-/// The obstacles listed in `directory`/scene.resolved.json. Throws InputError (naming the file, the key and
+/// The obstacles listed in `directory`/scene.resolved.json, and the bodies' names and contact offsets.
+/// Throws InputError (naming the file, the key and
 /// the fix) when the file is there but malformed or an obstacle mesh cannot be read.
 Obstacles read_obstacles(const fs::path& directory);
 

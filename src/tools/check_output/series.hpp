@@ -42,6 +42,7 @@ struct SceneMesh {
     std::vector<int> tet_body;           ///< per tet: cell `body` (-1 when the pieces have none)
     long long position_mismatches = 0;   ///< nodes whose copies in different pieces disagree
     std::vector<std::string> body_names; ///< per body: its scene name, empty when it has none
+    std::vector<double> body_offsets;    ///< per body: its contact offset, m (0 past the end)
     /// Shell triangles (VTK triangles) and rod segments (VTK lines), with their cell `body`.
     std::vector<std::array<int, 3>> shell_triangles;
     std::vector<int> shell_triangle_body;
