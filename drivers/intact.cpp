@@ -240,7 +240,8 @@ int partition(const Arguments& args, MPI_Comm comm, int rank) {
                                          " parts asked for; fix: ask for fewer parts");
             }
             const auto graph = intact::partition::build_element_dual_graph(elements);
-            const auto parts = intact::partition::partition_graph(graph, args.parts);
+            const auto parts = intact::partition::partition_graph(graph, args.parts,
+                                                                  intact::partition::element_work(elements));
             const auto owners =
                 intact::partition::node_owners(elements, parts, static_cast<int>(mesh.nodes.size()));
             intact::log::info() << intact::partition::describe(

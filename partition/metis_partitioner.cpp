@@ -55,10 +55,24 @@ void fill_empty_parts(std::vector<int>& parts, int num_parts) {
     }
 }
 
-std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
+std::vector<int> element_work(const std::vector<std::array<int, 4>>& elements) {
+    std::vector<int> work;
+    work.reserve(elements.size());
+    for (const auto& e : elements) {
+        const int corners = static_cast<int>(std::count_if(e.begin(), e.end(), [](int n) { return n >= 0; }));
+        work.push_back(corners == 4   ? ElementWork::tet
+                       : corners == 3 ? ElementWork::triangle
+                                      : ElementWork::segment);
+    }
+    return work;
+}
+
+std::vector<int> partition_graph(const CsrGraph& graph, int num_parts, const std::vector<int>& weights) {
     const int n = graph.num_vertices();
     INTACT_REQUIRE(num_parts >= 1 && num_parts <= n,
                    "cannot split " << n << " elements into " << num_parts << " parts");
+    INTACT_REQUIRE(weights.empty() || static_cast<int>(weights.size()) == n,
+                   "partition_graph: " << weights.size() << " weights for " << n << " elements");
     if (num_parts == 1) {
         return std::vector<int>(static_cast<std::size_t>(n), 0);
     }
@@ -70,6 +84,7 @@ std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     idx_t nparts = num_parts;
     idx_t objval = 0;
     std::vector<idx_t> part(static_cast<std::size_t>(n), 0);
+    std::vector<idx_t> vwgt(weights.begin(), weights.end()); // empty: METIS weighs every vertex 1
 
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
@@ -77,8 +92,9 @@ std::vector<int> partition_graph(const CsrGraph& graph, int num_parts) {
     options[METIS_OPTION_NUMBERING] = 0;
     options[METIS_OPTION_CONTIG] = is_connected(graph) ? 1 : 0;
 
-    const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                           nullptr, &nparts, nullptr, nullptr, options, &objval, part.data());
+    const int status =
+        METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.empty() ? nullptr : vwgt.data(),
+                            nullptr, nullptr, &nparts, nullptr, nullptr, options, &objval, part.data());
     INTACT_REQUIRE(status == METIS_OK, "METIS_PartGraphKway failed with status " << status);
     std::vector<int> parts(part.begin(), part.end());
     fill_empty_parts(parts, num_parts);

@@ -1,5 +1,7 @@
 #include "partition/partition_stats.hpp"
 
+#include "partition/metis_partitioner.hpp"
+
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
@@ -18,9 +20,18 @@ PartitionStats compute_partition_stats(const CsrGraph& graph,
 
     std::vector<long long> elements(static_cast<std::size_t>(num_parts), 0);
     std::vector<long long> nodes(static_cast<std::size_t>(num_parts), 0);
-    for (const int p : parts) {
-        ++elements[static_cast<std::size_t>(p)];
+    std::vector<long long> work(static_cast<std::size_t>(num_parts), 0);
+    const std::vector<int> weights = element_work(tets);
+    long long total_work = 0;
+    for (std::size_t e = 0; e < parts.size(); ++e) {
+        ++elements[static_cast<std::size_t>(parts[e])];
+        work[static_cast<std::size_t>(parts[e])] += weights[e];
+        total_work += weights[e];
     }
+    const auto [wmin, wmax] = std::minmax_element(work.begin(), work.end());
+    stats.min_work = *wmin;
+    stats.max_work = *wmax;
+    stats.work_imbalance = static_cast<double>(*wmax) * num_parts / std::max(1.0, double(total_work));
     for (const int o : owners) {
         ++nodes[static_cast<std::size_t>(o)];
     }
@@ -67,6 +78,11 @@ std::string describe(const PartitionStats& s) {
         << s.element_imbalance << ")\n";
     out << "  owned nodes / part " << s.min_nodes << " .. " << s.max_nodes << "  (imbalance "
         << s.node_imbalance << ")\n";
+    if (s.max_work != s.max_elements) { // shells or rods: elements of unequal work (ElementWork)
+        out << "  work per part      " << s.min_work << " .. " << s.max_work << "  (imbalance "
+            << s.work_imbalance << "; a tet 1, a triangle " << ElementWork::triangle << ", a segment "
+            << ElementWork::segment << ")\n";
+    }
     out << "  interface nodes    " << s.interface_nodes << "\n";
     out << "  edge cut (faces)   " << s.edge_cut;
     if (s.empty_parts > 0) {

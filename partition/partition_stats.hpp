@@ -18,6 +18,8 @@ struct PartitionStats {
     long long min_nodes = 0, max_nodes = 0;       ///< owned nodes per part
     double element_imbalance = 1.0;               ///< max / mean elements per part
     double node_imbalance = 1.0;                  ///< max / mean owned nodes per part
+    long long min_work = 0, max_work = 0;         ///< element_work summed per part
+    double work_imbalance = 1.0;                  ///< max / mean work per part
     long long interface_nodes = 0;                ///< nodes whose elements lie in more than one part
     long long edge_cut = 0;                       ///< dual-graph edges (shared faces) between parts
     int empty_parts = 0;                          ///< parts with no element

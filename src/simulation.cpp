@@ -197,7 +197,7 @@ Simulation::Simulation(MPI_Comm comm, io::Scene scene, const std::string& output
         }
         const auto graph = partition::build_element_dual_graph(elements);
         if (m_scene.partition_file.empty()) {
-            parts = partition::partition_graph(graph, m_size);
+            parts = partition::partition_graph(graph, m_size, partition::element_work(elements));
         } else {
             parts = partition::read_partition_file(m_scene.partition_file, count, m_size);
         }

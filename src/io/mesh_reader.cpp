@@ -53,4 +53,21 @@ TriMesh read_triangle_mesh(const std::string& path) {
     return detail::read_obj(path);
 }
 
+TriMesh read_codim_mesh(const std::string& path, CodimElementKind kind) {
+    const std::string ext = detail::extension_of(path);
+    if (ext == ".msh") {
+        const std::string text = detail::read_file(path);
+        return detail::read_gmsh_codim(path, text,
+                                       kind == CodimElementKind::triangles ? detail::GmshElements::triangles
+                                                                           : detail::GmshElements::lines);
+    }
+    if (ext != ".obj") {
+        throw InputError("mesh '" + path + "': unsupported extension '" + ext + "' for a " +
+                         (kind == CodimElementKind::triangles ? "shell" : "rod") +
+                         "; supported: .obj (Wavefront), .msh (Gmsh 2.2 or 4.1); fix: export the " +
+                         (kind == CodimElementKind::triangles ? "triangles" : "lines") + " as one of these");
+    }
+    return detail::read_obj(path);
+}
+
 } // namespace intact::io

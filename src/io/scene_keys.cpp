@@ -162,10 +162,13 @@ std::vector<SceneKey> build_table() {
             .means("tetrahedra, triangles (cloth, sheets) or segments (ropes, hair); see Shells and rods"));
     k.push_back(
         object("bodies[].mesh").needed().means("the body's elements: `file`, `box`, `sheet` or `rod`"));
-    k.push_back(text("bodies[].mesh.file")
-                    .default_text("give `file` or `box`")
-                    .means("tet mesh (.msh .mesh .node/.ele .vtu .vtk), relative to the scene file's folder")
-                    .for_example("meshes/block.msh"));
+    k.push_back(
+        text("bodies[].mesh.file")
+            .default_text("give `file` or `box`")
+            .means(
+                "solids: a tet mesh (.msh .mesh .node/.ele .vtu .vtk); shells: triangles (.obj .msh); rods: "
+                "segments (.obj .msh); relative to the scene file's folder")
+            .for_example("meshes/block.msh"));
     k.push_back(object("bodies[].mesh.box").default_text("give `file` or `box`").means("a generated box"));
     k.push_back(vec3("bodies[].mesh.box.min").needed().means("lower corner, m").for_example({0.0, 0.0, 0.0}));
     k.push_back(vec3("bodies[].mesh.box.max")

@@ -119,7 +119,8 @@ CodimBodyMesh load_codim_body(const io::Scene& scene, std::size_t b) {
     } else {
         TriMesh read;
         try {
-            read = io::read_triangle_mesh(body.mesh.file);
+            read = io::read_codim_mesh(body.mesh.file, shell ? io::CodimElementKind::triangles
+                                                             : io::CodimElementKind::segments);
         } catch (const InputError& error) {
             throw InputError(io::input_error_message(scene.file, key + ".file", error.what(), ""));
         }
@@ -131,8 +132,8 @@ CodimBodyMesh load_codim_body(const io::Scene& scene, std::size_t b) {
         }
         if (mesh.elements.triangles.empty() && mesh.elements.segments.empty()) {
             fail(shell ? "the file has no triangles" : "the file has no segments",
-                 shell ? "give a triangle mesh (.obj faces 'f') for a shell"
-                       : "give a segment mesh (.obj lines 'l') for a rod");
+                 shell ? "give a triangle mesh (.obj faces 'f', .msh triangles) for a shell"
+                       : "give a segment mesh (.obj lines 'l', .msh lines) for a rod");
         }
     }
     drop_unused_nodes(mesh);

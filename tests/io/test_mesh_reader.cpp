@@ -3,6 +3,8 @@
 // every format agreeing with each other, the shared meshes, and error messages that name the file.
 #include "src/core/error.hpp"
 #include "src/io/mesh_reader.hpp"
+#include "src/io/scene.hpp"
+#include "src/mesh/codim_mesh.hpp"
 
 #include <gtest/gtest.h>
 
@@ -619,6 +621,116 @@ TEST_F(MeshReaderTest, WrongElementShapes) {
 
     const std::string medit2d = write("flat.mesh", "MeshVersionFormatted 1\nDimension 2\n");
     expect_message(error_of([&] { read_tet_mesh(medit2d); }), {"flat.mesh", "line 2", "Dimension 3"});
+}
+
+// -- Gmsh triangles for shells, lines for rods ---------------------------------------------------------
+
+/// A unit square in MSH 4.1 ASCII: 4 corner nodes, 2 triangles (the cloth), 2 lines along y = 0 and
+/// y = 1 (a rod's segments) and a point element, each in its own block, as `gmsh -2` writes them.
+const char* const k_square_msh41 = R"($MeshFormat
+4.1 0 8
+$EndMeshFormat
+$Nodes
+1 4 1 4
+2 1 0 4
+1
+2
+3
+4
+0 0 0
+1 0 0
+1 1 0
+0 1 0
+$EndNodes
+$Elements
+3 5 1 5
+0 1 15 1
+5 1
+1 1 1 2
+1 1 2
+2 3 4
+2 1 2 2
+3 1 2 3
+4 1 3 4
+$EndElements
+)";
+
+TEST_F(MeshReaderTest, GmshTrianglesForShellsAndLinesForRods) {
+    using intact::io::CodimElementKind;
+    using intact::io::read_codim_mesh;
+    const std::string square = write("square.msh", k_square_msh41);
+    const intact::TriMesh cloth = read_codim_mesh(square, CodimElementKind::triangles);
+    ASSERT_EQ(cloth.nodes.size(), 4u);
+    EXPECT_EQ(cloth.nodes[2], (Vec3{1.0, 1.0, 0.0}));
+    ASSERT_EQ(cloth.tris.size(), 2u);
+    EXPECT_EQ(cloth.tris[0], (std::array<int, 3>{0, 1, 2}));
+    EXPECT_EQ(cloth.tris[1], (std::array<int, 3>{0, 2, 3}));
+    EXPECT_TRUE(cloth.segments.empty());
+
+    const intact::TriMesh rod = read_codim_mesh(square, CodimElementKind::segments);
+    ASSERT_EQ(rod.segments.size(), 2u);
+    EXPECT_EQ(rod.segments[0], (std::array<int, 2>{0, 1}));
+    EXPECT_EQ(rod.segments[1], (std::array<int, 2>{2, 3}));
+    EXPECT_TRUE(rod.tris.empty());
+
+    // The tet reference files each hold one triangle among the tets, in every version and encoding.
+    const std::pair<std::string, std::array<int, 3>> files[] = {
+        {write("a22.msh", k_msh22_ascii), {1, 2, 3}},
+        {write("a41.msh", msh41_ascii()), {0, 1, 2}},
+        {write("b22.msh", msh22_binary()), {0, 1, 2}},
+        {write("b41.msh", msh41_binary(true)), {0, 1, 2}}};
+    for (const auto& [path, triangle] : files) {
+        const intact::TriMesh mesh = read_codim_mesh(path, CodimElementKind::triangles);
+        EXPECT_EQ(mesh.nodes.size(), 5u) << path;
+        ASSERT_EQ(mesh.tris.size(), 1u) << path;
+        EXPECT_EQ(mesh.tris[0], triangle) << path;
+    }
+
+    // A shell body of the scene reads the file's triangles (and gets the hinge across their diagonal).
+    const nlohmann::json document = {
+        {"time", {{"dt", 0.01}, {"steps", 1}}},
+        {"bodies",
+         {{{"type", "shell"},
+           {"mesh", {{"file", square}}},
+           {"material",
+            {{"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 200.0}, {"thickness", 1e-3}}}}}}};
+    const intact::CodimBodyMesh body =
+        intact::load_codim_body(intact::io::parse_scene(document, "shell.json"), 0);
+    EXPECT_EQ(body.elements.triangles.size(), 2u);
+    EXPECT_EQ(body.elements.hinges.size(), 1u);
+}
+
+TEST_F(MeshReaderTest, GmshWithoutTheBodysElementsSaysWhatItHas) {
+    using intact::io::CodimElementKind;
+    using intact::io::read_codim_mesh;
+    // Tets and one triangle, no lines: a rod cannot use it.
+    const std::string tets = write("tets.msh", k_msh22_ascii);
+    expect_message(error_of([&] { read_codim_mesh(tets, CodimElementKind::segments); }),
+                   {"tets.msh", "no lines (element type 1) among 4 elements",
+                    "it has 2 tetrahedra, 1 triangle", "mesh the curves (gmsh -1)", "\"rod\": lines",
+                    "fix:"});
+    // A surface mesh given to a solid, and lines only given to a shell.
+    const std::string square = write("square.msh", k_square_msh41);
+    expect_message(error_of([&] { read_tet_mesh(square); }),
+                   {"square.msh", "no tetrahedra (element type 4)", "it has 2 triangles, 2 lines",
+                    "\"shell\": triangles"});
+    const std::string lines_only =
+        write("lines.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 2\n1 1 0 2\n1\n2\n0 0 0\n"
+                           "1 0 0\n$EndNodes\n$Elements\n1 1 1 1\n1 1 1 1\n1 1 2\n$EndElements\n");
+    expect_message(error_of([&] { read_codim_mesh(lines_only, CodimElementKind::triangles); }),
+                   {"lines.msh", "no triangles (element type 2) among 1 elements", "it has 1 line",
+                    "mesh the surface (gmsh -2)"});
+
+    // Through a scene: the error names the scene key and the mesh file.
+    const nlohmann::json document = {
+        {"time", {{"dt", 0.01}, {"steps", 1}}},
+        {"bodies",
+         {{{"type", "rod"},
+           {"mesh", {{"file", tets}}},
+           {"material", {{"youngs_modulus", 1e5}, {"density", 200.0}, {"radius", 1e-3}}}}}}};
+    expect_message(
+        error_of([&] { intact::load_codim_body(intact::io::parse_scene(document, "rod.json"), 0); }),
+        {"rod.json", "bodies[0].mesh.file", "tets.msh", "no lines"});
 }
 
 // -- meshes made by gmsh itself -------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include "partition/partition_stats.hpp"
 #include "src/core/error.hpp"
 #include "src/mesh/box_mesh.hpp"
+#include "src/mesh/codim_mesh.hpp"
 
 #include <gtest/gtest.h>
 
@@ -111,6 +112,41 @@ TEST_P(PartitionParts, EveryElementInOnePartDeterministicAndBalanced) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Metis, PartitionParts, ::testing::Values(1, 2, 3, 4, 7));
+
+// A block of 1296 tets beside a sheet of 288 triangles and a rod of 40 segments (three bodies, as
+// partition_elements lists them): weighted by element_work, two parts carry equal work; counted by
+// elements, the part with the sheet would carry most of it.
+TEST(PartitionWork, MixedBodiesGetEqualWorkNotEqualElementCounts) {
+    auto elements = make_box_mesh({0, 0, 0}, {1, 1, 1}, {6, 6, 6}).tets;
+    const int box_nodes = 7 * 7 * 7;
+    const CodimBodyMesh sheet = make_sheet_mesh(1.0, 1.0, 12, 12);
+    for (const auto& t : sheet.elements.triangles) {
+        elements.push_back({t[0] + box_nodes, t[1] + box_nodes, t[2] + box_nodes, -1});
+    }
+    const int rod_first = box_nodes + static_cast<int>(sheet.nodes.size());
+    for (int k = 0; k < 40; ++k) {
+        elements.push_back({rod_first + k, rod_first + k + 1, -1, -1});
+    }
+    const int num_nodes = rod_first + 41;
+    const auto work = partition::element_work(elements);
+    ASSERT_EQ(work.size(), elements.size());
+    EXPECT_EQ(work.front(), partition::ElementWork::tet);
+    EXPECT_EQ(work[1296], partition::ElementWork::triangle);
+    EXPECT_EQ(work.back(), partition::ElementWork::segment);
+    ASSERT_GT(partition::ElementWork::triangle, 2 * partition::ElementWork::tet) << "a test of weights";
+
+    const auto graph = partition::build_element_dual_graph(elements);
+    const auto stats_of = [&](const std::vector<int>& parts) {
+        return partition::compute_partition_stats(graph, elements, parts,
+                                                  partition::node_owners(elements, parts, num_nodes), 2);
+    };
+    const auto weighted = stats_of(partition::partition_graph(graph, 2, work));
+    EXPECT_LE(weighted.work_imbalance, 1.05) << partition::describe(weighted);
+    EXPECT_NE(partition::describe(weighted).find("work per part"), std::string::npos);
+    const auto counted = stats_of(partition::partition_graph(graph, 2));
+    EXPECT_LE(counted.element_imbalance, 1.05);
+    EXPECT_GT(counted.work_imbalance, 1.3) << partition::describe(counted);
+}
 
 TEST(Ownership, EveryNodeOwnedOnceAndGhostsAreTheOtherNodesOfLocalElements) {
     const auto mesh = make_box_mesh({0, 0, 0}, {1, 1, 1}, {5, 4, 3});

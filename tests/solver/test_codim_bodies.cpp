@@ -28,12 +28,8 @@ std::string output_dir(const std::string& name, MPI_Comm comm) {
     return test::output_dir("codim_bodies", name, comm);
 }
 
-Simulation make_simulation(const json& document, const std::string& name, MPI_Comm comm = MPI_COMM_WORLD) {
-    return Simulation(comm, io::parse_scene(document, "test.json"), output_dir(name, comm));
-}
-
-json box(const Vec3& lo, const Vec3& hi) {
-    return json{{"box", {{"min", lo}, {"max", hi}}}};
+Simulation make_simulation(const json& document, const std::string& name) {
+    return test::make_simulation(document, "codim_bodies", name);
 }
 
 // A strip [0, L] × [0, b] of a shell with thickness h, clamped by holding its first two columns of nodes
@@ -48,7 +44,7 @@ json cantilever_scene(int cells_x, int cells_y, double E) {
                         {"poisson_ratio", 0.0},
                         {"density", 1000.0},
                         {"thickness", h}};
-    body["fixed"] = json::array({box({-1, -1, -1}, {L / cells_x + 1e-9, 1, 1})});
+    body["fixed"] = json::array({test::box_selector({-1, -1, -1}, {L / cells_x + 1e-9, 1, 1})});
     json scene;
     scene["time"] = {{"dt", 100.0}, {"steps", 1}};
     scene["gravity"] = {0.0, 0.0, -9.81};
@@ -195,8 +191,8 @@ TEST(CodimBodies, RodPinnedAtBothEndsSagsLikeTheCatenary) {
     body["mesh"]["file"] = file;
     body["material"] = {
         {"youngs_modulus", 1e9}, {"density", 1000.0}, {"radius", 1e-3}, {"bending_stiffness", 1e-9}};
-    body["fixed"] = json::array(
-        {box({-1, -1, -1}, {-0.5 * span + 1e-9, 1, 1}), box({0.5 * span - 1e-9, -1, -1}, {1, 1, 1})});
+    body["fixed"] = json::array({test::box_selector({-1, -1, -1}, {-0.5 * span + 1e-9, 1, 1}),
+                                 test::box_selector({0.5 * span - 1e-9, -1, -1}, {1, 1, 1})});
     json document;
     document["time"] = {{"dt", 0.1}, {"steps", 150}};
     document["gravity"] = {0.0, 0.0, -9.81};
@@ -227,35 +223,16 @@ TEST(CodimBodies, SameTrajectoryOnEveryRankCount) {
     rod["type"] = "rod";
     rod["mesh"]["rod"] = {{"start", {0.0, 0.5, 0.0}}, {"end", {1.0, 0.5, 0.0}}, {"segments", 16}};
     rod["material"] = {{"youngs_modulus", 1e8}, {"density", 1000.0}, {"radius", 5e-3}};
-    rod["fixed"] = json::array({box({-1, 0.4, -1}, {1e-9, 0.6, 1})});
+    rod["fixed"] = json::array({test::box_selector({-1, 0.4, -1}, {1e-9, 0.6, 1})});
     document["bodies"].push_back(rod);
     document["solver"] = {{"linear_tolerance", 1e-12}, {"max_linear_iterations", 20000}};
-    std::map<GlobalId, Vec3> reference;
-    MPI_Comm alone;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    const auto deviation = test::rank_count_deviation(document, "codim_bodies", "equivalence");
+    ASSERT_TRUE(deviation.same_nodes);
     if (world_rank() == 0) {
-        {
-            Simulation serial = make_simulation(document, "equivalence", alone);
-            serial.run();
-            reference = gather_positions(serial, alone);
-        }
-        MPI_Comm_free(&alone);
-    }
-    Simulation parallel = make_simulation(document, "equivalence");
-    parallel.run();
-    const auto positions = gather_positions(parallel, MPI_COMM_WORLD);
-    if (world_rank() == 0) {
-        ASSERT_EQ(reference.size(), positions.size());
-        double worst = 0.0;
-        for (const auto& [id, x] : reference) {
-            for (int c = 0; c < 3; ++c) {
-                worst = std::max(worst, std::abs(positions.at(id)[c] - x[c]));
-            }
-        }
-        std::printf("codim rank-count equivalence: max |x_P - x_1| = %.3e m on %d ranks\n", worst,
+        std::printf("codim rank-count equivalence: max |x_P - x_1| = %.3e m on %d ranks\n", deviation.worst,
                     world_size());
-        EXPECT_LT(worst, 1e-7);
     }
+    EXPECT_LT(deviation.worst, 1e-7);
 }
 
 } // namespace

@@ -23,6 +23,7 @@ namespace {
 
 using namespace intact;
 using nlohmann::json;
+using test::box_selector;
 using test::gather_positions;
 using test::world_rank;
 using test::world_size;
@@ -31,18 +32,11 @@ std::string output_dir(const std::string& name, MPI_Comm comm) {
     return test::output_dir("codim_contact", name, comm);
 }
 
-json box(const Vec3& lo, const Vec3& hi) {
-    return json{{"box", {{"min", lo}, {"max", hi}}}};
-}
-
 // A solid block [−0.1, 0.1]² × [0, 0.1], held in place.
 json fixed_block() {
-    json block;
+    json block = test::box_body("neo_hookean", {-0.1, -0.1, 0.0}, {0.1, 0.1, 0.1}, {2, 2, 2}, 1e6);
     block["name"] = "block";
-    block["mesh"]["box"] = {{"min", {-0.1, -0.1, 0.0}}, {"max", {0.1, 0.1, 0.1}}, {"cells", {2, 2, 2}}};
-    block["material"] = {
-        {"model", "neo_hookean"}, {"youngs_modulus", 1e6}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
-    block["fixed"] = json::array({box({-1, -1, -1}, {1, 1, 1})});
+    block["fixed"] = json::array({box_selector({-1, -1, -1}, {1, 1, 1})});
     return block;
 }
 
@@ -430,33 +424,13 @@ TEST(CodimContact, SameTrajectoryOnEveryRankCount) {
     scene["solver"] = {
         {"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-13}, {"max_linear_iterations", 20000}};
     scene.erase("output");
-    std::map<GlobalId, Vec3> reference;
-    MPI_Comm alone;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    const auto deviation = test::rank_count_deviation(scene, "codim_contact", "equivalence");
+    ASSERT_TRUE(deviation.same_nodes);
     if (world_rank() == 0) {
-        {
-            Simulation serial(alone, io::parse_scene(scene, "test.json"), output_dir("equivalence", alone));
-            serial.run();
-            reference = gather_positions(serial, alone);
-        }
-        MPI_Comm_free(&alone);
+        std::printf("codim contact rank-count equivalence: max |x_P - x_1| = %.3e m on %d ranks\n",
+                    deviation.worst, world_size());
     }
-    Simulation parallel(MPI_COMM_WORLD, io::parse_scene(scene, "test.json"),
-                        output_dir("equivalence", MPI_COMM_WORLD));
-    parallel.run();
-    const auto positions = gather_positions(parallel, MPI_COMM_WORLD);
-    if (world_rank() == 0) {
-        ASSERT_EQ(reference.size(), positions.size());
-        double worst = 0.0;
-        for (const auto& [id, x] : reference) {
-            for (int c = 0; c < 3; ++c) {
-                worst = std::max(worst, std::abs(positions.at(id)[c] - x[c]));
-            }
-        }
-        std::printf("codim contact rank-count equivalence: max |x_P - x_1| = %.3e m on %d ranks\n", worst,
-                    world_size());
-        EXPECT_LT(worst, 1e-9);
-    }
+    EXPECT_LT(deviation.worst, 1e-9);
 }
 
 } // namespace

@@ -16,24 +16,17 @@ namespace {
 
 using namespace intact;
 using nlohmann::json;
+using test::box_selector;
 using test::gather_positions;
 using test::world_rank;
 using test::world_size;
 
-std::string output_dir(const std::string& name, MPI_Comm comm) {
-    return test::output_dir("elastodynamics", name, comm);
-}
-
 // One box body on [min, max] with `cells` hexahedra (6 tets each), contact off, tight solver tolerances.
 json box_scene(const std::string& model, std::array<int, 3> cells, const Vec3& max = {0.4, 0.2, 0.2}) {
-    json body;
-    body["mesh"]["box"] = {{"min", {0.0, 0.0, 0.0}}, {"max", max}, {"cells", cells}};
-    body["material"] = {
-        {"model", model}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
     json scene;
     scene["time"] = {{"dt", 0.01}, {"steps", 10}};
     scene["gravity"] = {0.0, 0.0, -9.81};
-    scene["bodies"] = json::array({body});
+    scene["bodies"] = json::array({test::box_body(model, {0.0, 0.0, 0.0}, max, cells, 1e5)});
     scene["contact"] = {{"enabled", false}};
     scene["solver"] = {
         {"newton_tolerance", 1e-9}, {"linear_tolerance", 1e-12}, {"max_linear_iterations", 5000}};
@@ -44,13 +37,8 @@ json block_scene(const std::string& model, std::array<int, 3> cells) {
     return box_scene(model, cells);
 }
 
-/// A box selector {"box": {"min": lo, "max": hi}}.
-json box(const Vec3& lo, const Vec3& hi) {
-    return json{{"box", {{"min", lo}, {"max", hi}}}};
-}
-
-Simulation make_simulation(const json& document, const std::string& name, MPI_Comm comm = MPI_COMM_WORLD) {
-    return Simulation(comm, io::parse_scene(document, "test.json"), output_dir(name, comm));
+Simulation make_simulation(const json& document, const std::string& name) {
+    return test::make_simulation(document, "elastodynamics", name);
 }
 
 TEST(Elastodynamics, FreeFallMatchesImplicitEulerClosedForm) {
@@ -132,9 +120,10 @@ TEST(Elastodynamics, PatchTestReproducesAnAffineField) {
         document["time"] = {{"dt", 1.0}, {"steps", 1}};
         document["bodies"][0]["material"]["density"] = 1e-9;
         // Fix the whole boundary (the box surface); interior nodes stay free.
-        document["bodies"][0]["fixed"] = json::array(
-            {box({-1, -1, -1}, {2, 2, 0.0}), box({-1, -1, 0.2}, {2, 2, 2}), box({-1, -1, -1}, {2, 0.0, 2}),
-             box({-1, 0.2, -1}, {2, 2, 2}), box({-1, -1, -1}, {0.0, 2, 2}), box({0.4, -1, -1}, {2, 2, 2})});
+        document["bodies"][0]["fixed"] =
+            json::array({box_selector({-1, -1, -1}, {2, 2, 0.0}), box_selector({-1, -1, 0.2}, {2, 2, 2}),
+                         box_selector({-1, -1, -1}, {2, 0.0, 2}), box_selector({-1, 0.2, -1}, {2, 2, 2}),
+                         box_selector({-1, -1, -1}, {0.0, 2, 2}), box_selector({0.4, -1, -1}, {2, 2, 2})});
         Simulation simulation = make_simulation(document, "patch_" + model);
         const double A[3][3] = {{0.05, 0.02, -0.01}, {0.01, -0.03, 0.02}, {-0.02, 0.01, 0.04}};
         const auto& local = simulation.local_mesh();
@@ -183,7 +172,7 @@ TEST(Elastodynamics, CantileverTipDeflectionMatchesEulerBernoulli) {
     document["time"] = {{"dt", 100.0}, {"steps", 1}};
     document["bodies"][0]["material"] = {
         {"model", "linear"}, {"youngs_modulus", E}, {"poisson_ratio", 0.0}, {"density", rho}};
-    document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    document["bodies"][0]["fixed"] = json::array({box_selector({-1, -1, -1}, {1e-9, 1, 1})});
     document["solver"] = {
         {"newton_tolerance", 1e-12}, {"linear_tolerance", 1e-10}, {"max_linear_iterations", 20000}};
     Simulation simulation = make_simulation(document, "cantilever");
@@ -231,8 +220,8 @@ TEST(Elastodynamics, NoMaterialInvertsUnderViolentCompression) {
             document["time"] = {{"dt", 0.05}, {"steps", 8}};
             document["gravity"] = {0.0, 0.0, 0.0};
             // The right face rushes left at 2 m/s: 0.1 m per step against a 0.4 m long soft block.
-            document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
-            json moving = box({0.4 - 1e-9, -1, -1}, {1, 1, 1});
+            document["bodies"][0]["fixed"] = json::array({box_selector({-1, -1, -1}, {1e-9, 1, 1})});
+            json moving = box_selector({0.4 - 1e-9, -1, -1}, {1, 1, 1});
             moving["velocity"] = {-2.0, 0.0, 0.0};
             document["bodies"][0]["moving"] = json::array({moving});
             document["bodies"][0]["material"]["youngs_modulus"] = 1e4;
@@ -292,38 +281,17 @@ TEST(Elastodynamics, SameTrajectoryOnEveryRankCount) {
     // Several hundred tets, 20 steps, a moving boundary; the 1-rank reference runs on rank 0 alone.
     json document = block_scene("neo_hookean", {6, 3, 3});
     document["time"] = {{"dt", 0.01}, {"steps", 20}};
-    document["bodies"][0]["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
-    json moving = box({0.4 - 1e-9, -1, -1}, {1, 1, 1});
+    document["bodies"][0]["fixed"] = json::array({box_selector({-1, -1, -1}, {1e-9, 1, 1})});
+    json moving = box_selector({0.4 - 1e-9, -1, -1}, {1, 1, 1});
     moving["velocity"] = {0.0, 0.3, 0.5};
     document["bodies"][0]["moving"] = json::array({moving});
-    std::map<GlobalId, Vec3> reference;
-    MPI_Comm alone;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+    const auto deviation = test::rank_count_deviation(document, "elastodynamics", "equivalence");
+    ASSERT_TRUE(deviation.same_nodes);
     if (world_rank() == 0) {
-        {
-            Simulation serial = make_simulation(document, "equivalence", alone);
-            serial.run();
-            reference = gather_positions(serial, alone);
-        }
-        MPI_Comm_free(&alone);
+        std::printf("rank-count equivalence: max |x_P - x_1| / max |x_1| = %.3e on %d ranks\n",
+                    deviation.worst / deviation.scale, world_size());
     }
-    Simulation parallel = make_simulation(document, "equivalence");
-    parallel.run();
-    const auto positions = gather_positions(parallel, MPI_COMM_WORLD);
-    if (world_rank() == 0) {
-        ASSERT_EQ(reference.size(), positions.size());
-        double worst = 0.0;
-        double scale = 0.0;
-        for (const auto& [id, x] : reference) {
-            for (int c = 0; c < 3; ++c) {
-                worst = std::max(worst, std::abs(positions.at(id)[c] - x[c]));
-                scale = std::max(scale, std::abs(x[c]));
-            }
-        }
-        std::printf("rank-count equivalence: max |x_P - x_1| / max |x_1| = %.3e on %d ranks\n", worst / scale,
-                    world_size());
-        EXPECT_LT(worst / scale, 1e-8);
-    }
+    EXPECT_LT(deviation.worst / deviation.scale, 1e-8);
 }
 
 } // namespace

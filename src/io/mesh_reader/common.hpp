@@ -235,8 +235,15 @@ private:
 // The format readers, one file each; read_tet_mesh and read_triangle_mesh choose by extension
 // ------------------------------------------------------------------------------------------------
 
+/// The first-order Gmsh element kind a reader keeps (the order indexes gmsh.cpp's table).
+enum class GmshElements { tetrahedra = 0, triangles = 1, lines = 2 };
+
 /// Gmsh .msh 2.2 and 4.1, ASCII and binary; `text` is the whole file (gmsh.cpp).
 TetMesh read_gmsh(const std::string& path, std::string_view text);
+
+/// The same for a shell's triangles (`kind` triangles: TriMesh::tris) or a rod's lines (`kind` lines:
+/// TriMesh::segments); all nodes are kept. Throws InputError when the file has none of the kind.
+TriMesh read_gmsh_codim(const std::string& path, std::string_view text, GmshElements kind);
 
 /// MEDIT .mesh; `text` is the whole file (medit.cpp).
 TetMesh read_medit(const std::string& path, std::string_view text);

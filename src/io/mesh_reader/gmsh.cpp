@@ -1,6 +1,7 @@
 /// @file gmsh.cpp
-/// @brief The Gmsh .msh reader: versions 2.2 and 4.1, ASCII and binary. Tetrahedra (element type 4) are
-/// kept, other elements skipped; errors name the line (ASCII) or the section and byte offset (binary).
+/// @brief The Gmsh .msh reader: versions 2.2 and 4.1, ASCII and binary. One kind of first-order element is
+/// kept (tetrahedra, type 4, for solids; triangles, type 2, for shells; lines, type 1, for rods), the
+/// others skipped; errors name the line (ASCII) or the section and byte offset (binary).
 
 #include "src/io/mesh_reader/common.hpp"
 
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,8 +17,24 @@
 namespace intact::io::detail {
 namespace {
 
-constexpr int k_gmsh_tet = 4;
-constexpr const char* k_gmsh_fix = "export the mesh as Gmsh 2.2 or 4.1 with volume elements";
+constexpr const char* k_gmsh_fix = "export the mesh as Gmsh 2.2 or 4.1 with first-order elements";
+
+/// The element kind a reader keeps: its Gmsh type, node count, names, the Gmsh types of the same shape at
+/// higher order (reported when a file has none of the kind), and how to mesh it.
+struct GmshKind {
+    std::int64_t type;
+    int nodes;
+    const char* singular;
+    const char* plural;
+    std::int64_t high_order[7];
+    const char* how;
+};
+
+constexpr GmshKind k_gmsh_kinds[] = {
+    {4, 4, "tetrahedron", "tetrahedra", {11, 29, 30, 31, 0, 0, 0}, "mesh the volume (gmsh -3)"},
+    {2, 3, "triangle", "triangles", {9, 20, 21, 22, 23, 24, 25}, "mesh the surface (gmsh -2)"},
+    {1, 2, "line", "lines", {8, 26, 27, 28, 0, 0, 0}, "mesh the curves (gmsh -1)"},
+};
 
 /// Nodes of a Gmsh element type (0: unknown). Only binary files need it: ASCII records are one a line.
 int gmsh_nodes_per_element(std::int64_t type) {
@@ -34,16 +52,14 @@ int gmsh_nodes_per_element(std::int64_t type) {
     return 0;
 }
 
-/// Gmsh tetrahedra of higher order (10-, 20-, 35-, 56-node), reported when a file has no linear tets.
-bool gmsh_is_high_order_tet(std::int64_t type) {
-    return type == 11 || type == 29 || type == 30 || type == 31;
-}
-
 class GmshReader {
 public:
-    GmshReader(const std::string& path, std::string_view text) : m_path(path), m_cur(text, '\0') {}
+    GmshReader(const std::string& path, std::string_view text, GmshElements kind)
+        : m_path(path), m_cur(text, '\0'), m_kind(k_gmsh_kinds[static_cast<int>(kind)]) {}
 
-    TetMesh read() {
+    /// Reads the file: its nodes, and the elements of the kind the reader keeps (`elements`, node
+    /// indices, `kind.nodes` per element). Throws InputError when there are none.
+    void read() {
         read_format();
         std::string_view line;
         while (m_cur.next_line(line)) {
@@ -89,18 +105,34 @@ public:
         if (!m_have_elements) {
             fail(m_path, "end of file", "no $Elements section", k_gmsh_fix);
         }
-        if (m_mesh.tets.empty()) {
-            std::string what =
-                "no tetrahedra (element type 4) among " + std::to_string(m_num_elements) + " elements";
-            if (m_num_high_order_tets > 0) {
-                what += " (" + std::to_string(m_num_high_order_tets) + " are higher-order tetrahedra)";
+        if (m_elements.empty()) {
+            std::string what = std::string("no ") + m_kind.plural + " (element type " +
+                               std::to_string(m_kind.type) + ") among " + std::to_string(m_num_elements) +
+                               " elements";
+            if (m_num_high_order > 0) {
+                what += " (" + std::to_string(m_num_high_order) + " are higher-order " + m_kind.plural + ")";
+            }
+            std::string others;
+            for (const GmshKind& other : k_gmsh_kinds) {
+                const std::int64_t n = m_num_of_type[&other - k_gmsh_kinds];
+                if (&other != &m_kind && n > 0) {
+                    others += (others.empty() ? "" : ", ") + std::to_string(n) + " " +
+                              (n == 1 ? other.singular : other.plural);
+                }
+            }
+            if (!others.empty()) {
+                what += "; it has " + others;
             }
             fail(m_path, "$Elements", what,
-                 "mesh the volume (gmsh -3) with first-order elements (Mesh.ElementOrder = 1) and save "
-                 "all elements or a physical volume");
+                 std::string(m_kind.how) +
+                     " with first-order elements (Mesh.ElementOrder = 1) and save all elements, or give the "
+                     "body the type of the file's elements (\"solid\": tetrahedra, \"shell\": triangles, "
+                     "\"rod\": lines)");
         }
-        return std::move(m_mesh);
     }
+
+    std::vector<Vec3>& nodes() { return m_nodes; }
+    const std::vector<int>& elements() const { return m_elements; }
 
 private:
     /// "line N" in ASCII files; "<section>, byte N" in binary files, where lines mean nothing.
@@ -281,7 +313,7 @@ private:
                       "split the mesh");
         }
         const std::uint64_t sane = std::min<std::uint64_t>(count, m_cur.text().size() / 8 + 1);
-        m_mesh.nodes.reserve(sane);
+        m_nodes.reserve(sane);
         m_numbering.reserve(sane);
     }
 
@@ -290,25 +322,34 @@ private:
         if (!m_numbering.add(tag, index)) {
             fail_here("node tag " + std::to_string(tag) + " is defined twice", k_reexport_fix);
         }
-        m_mesh.nodes.push_back(x);
+        m_nodes.push_back(x);
     }
 
-    void add_tet(std::int64_t element_tag, const std::int64_t* node_tags) {
-        std::array<int, 4> tet{};
-        for (int k = 0; k < 4; ++k) {
-            if (!m_numbering.find(node_tags[k], tet[k])) {
-                fail_here("tetrahedron " + std::to_string(element_tag) + " refers to node " +
-                              std::to_string(node_tags[k]) + ", which $Nodes does not define",
+    /// Appends an element of the kept kind (`node_tags`: m_kind.nodes file tags).
+    void add_element(std::int64_t element_tag, const std::int64_t* node_tags) {
+        for (int k = 0; k < m_kind.nodes; ++k) {
+            int index = 0;
+            if (!m_numbering.find(node_tags[k], index)) {
+                fail_here(std::string(m_kind.singular) + " " + std::to_string(element_tag) +
+                              " refers to node " + std::to_string(node_tags[k]) +
+                              ", which $Nodes does not define",
                           "the file is inconsistent; re-export it from the mesher");
             }
+            m_elements.push_back(index);
         }
-        m_mesh.tets.push_back(tet);
     }
 
     void count_element(std::int64_t type) {
         ++m_num_elements;
-        if (gmsh_is_high_order_tet(type)) {
-            ++m_num_high_order_tets;
+        for (const std::int64_t high : m_kind.high_order) {
+            if (high != 0 && type == high) {
+                ++m_num_high_order;
+            }
+        }
+        for (const GmshKind& kind : k_gmsh_kinds) {
+            if (type == kind.type) {
+                ++m_num_of_type[&kind - k_gmsh_kinds];
+            }
         }
     }
 
@@ -373,23 +414,24 @@ private:
                           k_reexport_fix);
             }
             count_element(head[1]);
-            if (head[1] != k_gmsh_tet) {
+            if (head[1] != m_kind.type) {
                 continue;
             }
             const std::size_t first = static_cast<std::size_t>(3 + head[2]);
             const std::size_t num_nodes = m_tokens.size() - first;
-            if (num_nodes != 4) {
-                fail_here("expected 4 node indices for a tetrahedron, found " + std::to_string(num_nodes),
+            if (num_nodes != static_cast<std::size_t>(m_kind.nodes)) {
+                fail_here("expected " + std::to_string(m_kind.nodes) + " node indices for a " +
+                              m_kind.singular + ", found " + std::to_string(num_nodes),
                           k_gmsh_fix);
             }
             std::int64_t nodes[4];
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < m_kind.nodes; ++k) {
                 if (!parse_int(m_tokens[first + k], nodes[k])) {
                     fail_here("expected an integer node tag, found " + quoted(m_tokens[first + k]),
                               k_reexport_fix);
                 }
             }
-            add_tet(head[0], nodes);
+            add_element(head[0], nodes);
         }
     }
 
@@ -416,15 +458,15 @@ private:
                 const std::int64_t tag = read_raw<std::int32_t>();
                 m_cur.advance(4 * static_cast<std::size_t>(num_tags));
                 count_element(type);
-                if (type != k_gmsh_tet) {
+                if (type != m_kind.type) {
                     m_cur.advance(4 * static_cast<std::size_t>(num_nodes));
                     continue;
                 }
                 std::int64_t nodes[4];
-                for (std::int64_t& node : nodes) {
-                    node = read_raw<std::int32_t>();
+                for (int k = 0; k < m_kind.nodes; ++k) {
+                    nodes[k] = read_raw<std::int32_t>();
                 }
-                add_tet(tag, nodes);
+                add_element(tag, nodes);
             }
             done += in_block;
         }
@@ -478,7 +520,7 @@ private:
                           k_reexport_fix);
             }
             const std::int64_t n = block[3];
-            if (static_cast<std::int64_t>(m_mesh.nodes.size()) + n > head[1]) {
+            if (static_cast<std::int64_t>(m_nodes.size()) + n > head[1]) {
                 fail_here("node blocks hold more than the " + std::to_string(head[1]) +
                               " nodes the header counts",
                           k_reexport_fix);
@@ -525,9 +567,9 @@ private:
                 add_node(tags[static_cast<std::size_t>(i)], x);
             }
         }
-        if (static_cast<std::int64_t>(m_mesh.nodes.size()) != head[1]) {
+        if (static_cast<std::int64_t>(m_nodes.size()) != head[1]) {
             fail_here("the header counts " + std::to_string(head[1]) + " nodes, the blocks hold " +
-                          std::to_string(m_mesh.nodes.size()),
+                          std::to_string(m_nodes.size()),
                       k_reexport_fix);
         }
     }
@@ -562,14 +604,14 @@ private:
                 record.resize(static_cast<std::size_t>(1 + num_nodes));
                 for (std::int64_t e = 0; e < n; ++e) {
                     count_element(type);
-                    if (type != k_gmsh_tet) {
+                    if (type != m_kind.type) {
                         m_cur.advance(static_cast<std::size_t>(m_size_bytes) * (1 + num_nodes));
                         continue;
                     }
                     for (std::int64_t& value : record) {
                         value = static_cast<std::int64_t>(read_size());
                     }
-                    add_tet(record[0], record.data() + 1);
+                    add_element(record[0], record.data() + 1);
                 }
                 done += n;
                 continue;
@@ -579,23 +621,25 @@ private:
                                              " in block " + std::to_string(b + 1);
                 const std::string_view line = next_line_or_fail(expected);
                 count_element(type);
-                if (type != k_gmsh_tet) {
+                if (type != m_kind.type) {
                     continue;
                 }
                 split(line, m_tokens);
-                if (m_tokens.size() != 5) {
-                    fail_here("expected 4 node indices for a tetrahedron, found " +
+                if (m_tokens.size() != static_cast<std::size_t>(1 + m_kind.nodes)) {
+                    fail_here("expected " + std::to_string(m_kind.nodes) + " node indices for a " +
+                                  m_kind.singular + ", found " +
                                   std::to_string(m_tokens.empty() ? 0 : m_tokens.size() - 1),
                               k_gmsh_fix);
                 }
                 std::int64_t values[5];
-                for (int k = 0; k < 5; ++k) {
+                for (int k = 0; k <= m_kind.nodes; ++k) {
                     if (!parse_int(m_tokens[k], values[k])) {
-                        fail_here("expected integer tags 'tag n1 n2 n3 n4', found " + quoted(line),
+                        fail_here("expected integer tags 'tag n1 .. n" + std::to_string(m_kind.nodes) +
+                                      "', found " + quoted(line),
                                   k_reexport_fix);
                     }
                 }
-                add_tet(values[0], values + 1);
+                add_element(values[0], values + 1);
             }
             done += n;
         }
@@ -616,16 +660,46 @@ private:
     bool m_have_nodes = false;
     bool m_have_elements = false;
     std::int64_t m_num_elements = 0;
-    std::int64_t m_num_high_order_tets = 0;
+    std::int64_t m_num_high_order = 0;                        ///< of the kept kind's shape
+    std::int64_t m_num_of_type[std::size(k_gmsh_kinds)] = {}; ///< per k_gmsh_kinds entry
     NodeNumbering m_numbering;
     std::vector<std::string_view> m_tokens;
-    TetMesh m_mesh;
+    const GmshKind& m_kind;
+    std::vector<Vec3> m_nodes;
+    std::vector<int> m_elements; ///< m_kind.nodes node indices per element
 };
 
 } // namespace
 
 TetMesh read_gmsh(const std::string& path, std::string_view text) {
-    return GmshReader(path, text).read();
+    GmshReader reader(path, text, GmshElements::tetrahedra);
+    reader.read();
+    TetMesh mesh;
+    mesh.nodes = std::move(reader.nodes());
+    const std::vector<int>& e = reader.elements();
+    mesh.tets.reserve(e.size() / 4);
+    for (std::size_t k = 0; k < e.size(); k += 4) {
+        mesh.tets.push_back({e[k], e[k + 1], e[k + 2], e[k + 3]});
+    }
+    return mesh;
+}
+
+TriMesh read_gmsh_codim(const std::string& path, std::string_view text, GmshElements kind) {
+    GmshReader reader(path, text, kind);
+    reader.read();
+    TriMesh mesh;
+    mesh.nodes = std::move(reader.nodes());
+    const std::vector<int>& e = reader.elements();
+    if (kind == GmshElements::triangles) {
+        for (std::size_t k = 0; k < e.size(); k += 3) {
+            mesh.tris.push_back({e[k], e[k + 1], e[k + 2]});
+        }
+    } else {
+        for (std::size_t k = 0; k < e.size(); k += 2) {
+            mesh.segments.push_back({e[k], e[k + 1]});
+        }
+    }
+    return mesh;
 }
 
 } // namespace intact::io::detail
