@@ -203,7 +203,7 @@ TEST(CodimContact, CrossingRodsKeepTheirRadiiApart) {
     lower["type"] = "rod";
     lower["mesh"]["rod"] = {{"start", {-0.1, 0.0, 0.1}}, {"end", {0.1, 0.0, 0.1}}, {"segments", 10}};
     lower["material"] = {{"youngs_modulus", 1e7}, {"density", 1000.0}, {"radius", r_a}};
-    lower["fixed"] = json::array({box({-1, -1, -1}, {1, 1, 1})});
+    lower["fixed"] = json::array({box_selector({-1, -1, -1}, {1, 1, 1})});
     json upper;
     upper["name"] = "upper";
     upper["type"] = "rod";
