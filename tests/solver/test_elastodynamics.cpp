@@ -68,6 +68,9 @@ TEST(Elastodynamics, FreeFallMatchesImplicitEulerClosedForm) {
 TEST(Elastodynamics, LinearMomentumIsConservedWithoutExternalForces) {
     auto document = block_scene("neo_hookean", {4, 2, 2});
     document["gravity"] = {0.0, 0.0, 0.0};
+    // The momentum changes by h Σ r per step, r the force Newton leaves unbalanced: a tight force balance
+    // makes that round-off, so the check below measures the discretisation, not the stopping point.
+    document["solver"]["acceleration_tolerance"] = 1e-9;
     Simulation simulation = make_simulation(document, "momentum");
     // A spinning, stretching initial velocity: internal forces act, the total momentum must not move.
     const auto& local = simulation.local_mesh();
