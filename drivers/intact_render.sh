@@ -96,18 +96,19 @@ paraview_batch() {
   # Debian's pvbatch renders through X only (no EGL/OSMesa), so it runs under a virtual X server. `-a` takes
   # the first free display from `-n` on; starting from a number of this process's own keeps two renders
   # started together from racing for the same display. A virtual X server that is slow to start makes pvbatch
-  # abort ("bad X server connection"): that is tried again, on another display, up to five times. pvbatch's
+  # abort ("bad X server connection"), and xvfb-run sometimes fails to remove its temporary folder when the
+  # server exits ("problem while cleaning up"): both are tried again, on another display, up to five times. pvbatch's
   # messages are shown when it fails (on success they are only the movie encoder's notes).
   log=$(mktemp)
   trap 'rm -f "$log"' EXIT
   for try in 1 2 3 4 5; do
     status=0
     xvfb-run -a -n $((100 + ($$ + 97 * try) % 800)) -s "-screen 0 1920x1200x24" pvbatch "$@" 2>"$log" || status=$?
-    if ((status == 0)) || ! grep -q "bad X server connection" "$log"; then
+    if ((status == 0)) || ! grep -q -e "bad X server connection" -e "problem while cleaning up" "$log"; then
       ((status == 0)) || cat "$log" >&2
       return "$status"
     fi
-    say "the virtual X server was not ready (pvbatch aborted, status $status); try $try of 5"
+    say "the virtual X server failed (status $status); try $try of 5"
   done
   cat "$log" >&2
   return 1
