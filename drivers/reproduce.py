@@ -8,8 +8,12 @@ Usage:
     reproduce.py --collect DIR [--page docs/reproduction.md]
 
 The scenes, their sizes and the papers' figures (typed from the papers, with the table and row) are listed in
-drivers/papers/catalogue.json. Each scene runs twice: with the paper's method (`method`) and with the
-default (`default`); a scene whose paper method is the default runs once. Each run's summary is written to
+drivers/papers/catalogue.json. Each scene runs with the paper's method (`method`) and with the default
+(`default`; once when they are the same), and once per probe (`probes`: the paper's method, or the default,
+with one setting changed, to measure the cause of a difference; the page sets its figures beside the run it
+varies). The page shows each scene's last frame with the paper's method as a PNG beside it (PAGE_STEM/NAME.png,
+drawn by drivers/intact_render.sh; a scene whose output is gone or where ParaView is missing gets a line
+saying so). Each run's summary is written to
 DIR/NAME/VARIANT/summary.json next to its output, so an array job can run one scene per task and a last
 step (`--collect DIR`) writes the same page from all of them. `--check` passes every output through
 `intact check`. Exit status: 0 when every run ended and (with --check) every check was clean, 1 otherwise.
