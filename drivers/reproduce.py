@@ -442,8 +442,9 @@ def write_page(summaries, page, command):
         "A step whose result fails Intact's step certificate (force balance, energy) with the paper's method is "
         "solved again from its start with `ipc`; the *steps repaired by ipc* column counts them, and their "
         "iterations include both solves; *alone* gives the paper's method's own iterations (in a repaired "
-        "step, those before the repair), the figure to set beside the paper's. Times depend on the machine and are not shown; the runs here shared "
-        "2 cores with other work.",
+        "step, those before the repair), the figure to set beside the paper's. Times depend on the machine and "
+        "are not shown; the runs here shared 2 cores with other work, so iteration counts are the figures to "
+        "compare.",
         "",
         "Not reproduced here: the cloth rows (Intact's shells have no contact), the barrier-free AL paper's "
         "twisting rods, and the scenes that need the papers' large meshes.",
