@@ -389,8 +389,10 @@ def explain(entry, runs):
         # A probe explains a difference only where its setting changed the figures.
         if run.get("newton") and base.get("newton") and base["newton"][0]:
             moved = moved or not 2 / 3 <= run["newton"][0] / base["newton"][0] <= 1.5
-        moved = moved or said(run) != said(base) or any(run.get(k) != base.get(k)
-                                                         for k in ("repaired", "not_converged"))
+        a, b = (run.get("outcome") or {}).get("value"), (base.get("outcome") or {}).get("value")
+        if a is not None and b is not None:
+            moved = moved or abs(a - b) > 0.1 * max(abs(a), abs(b))
+        moved = moved or any(run.get(k) != base.get(k) for k in ("repaired", "not_converged"))
     if moved or not open_:
         return "; ".join(facts + probed)
     return "; ".join(facts + probed) + "; rest not yet explained"
