@@ -339,7 +339,7 @@ def explain(entry, runs):
             facts.append(f"{label}: intact check: {run['check']}")
         if paper.get("newton") and run.get("newton"):
             r = run["newton"][0] / paper["newton"][0]
-            if r > 2 or r < 0.5:
+            if r > 2 or (r < 0.5 and variant == "method"):
                 differs = True
                 alone = run["method_alone"][0] / paper["newton"][0] if run.get("method_alone") else None
                 if alone is not None and 0.5 <= alone <= 2:
