@@ -8,8 +8,12 @@ Usage:
     reproduce.py --collect DIR [--page docs/reproduction.md]
 
 The scenes, their sizes and the papers' figures (typed from the papers, with the table and row) are listed in
-drivers/papers/catalogue.json. Each scene runs twice: with the paper's method (`method`) and with the
-default (`default`); a scene whose paper method is the default runs once. Each run's summary is written to
+drivers/papers/catalogue.json. Each scene runs with the paper's method (`method`) and with the default
+(`default`; once when they are the same), and once per probe (`probes`: the paper's method, or the default,
+with one setting changed, to measure the cause of a difference; the page sets its figures beside the run it
+varies). The page shows each scene's last frame with the paper's method as a PNG beside it (PAGE_STEM/NAME.png,
+drawn by drivers/intact_render.sh; a scene whose output is gone or where ParaView is missing gets a line
+saying so). Each run's summary is written to
 DIR/NAME/VARIANT/summary.json next to its output, so an array job can run one scene per task and a last
 step (`--collect DIR`) writes the same page from all of them. `--check` passes every output through
 `intact check`. Exit status: 0 when every run ended and (with --check) every check was clean, 1 otherwise.
@@ -28,7 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "drivers/papers/catalogue.json"
-VARIANTS = ("method", "default")
+RENDER = ROOT / "drivers/intact_render.sh"
+PICTURE_SIZE = "480x320"
 
 
 class ReproduceError(Exception):
@@ -152,9 +157,20 @@ def summarise(entry, directory, wall, rc):
     summary["outer"] = sum(outer) / len(outer) if outer else None
     summary["not_converged"] = sum(1 for r in steps if not r.get("converged", False))
     summary["repaired"] = sum(1 for r in steps if r.get("repair"))
+    if summary["repaired"]:
+        # The paper's method alone: its own iterations in a repaired step (before ipc solved it again), and
+        # how far from force balance its result was.
+        alone = [r["repair"].get("method_iterations", 0) if r.get("repair") else n for r, n in zip(steps, newton)]
+        summary["method_alone"] = [sum(alone) / len(alone), max(alone)]
+        residuals = sorted(r["repair"]["method_residual_acceleration"] for r in steps
+                           if r.get("repair") and r["repair"].get("method_residual_acceleration") is not None)
+        summary["repair_residual"] = residuals[len(residuals) // 2] if residuals else None
+        summary["repair_failed"] = sorted({f for r in steps if r.get("repair") for f in r["repair"].get("failed", [])})
+    if sweeps:
+        scene = Path(directory) / "scene.resolved.json"
+        settings = json.loads(scene.read_text()).get("solver", {}) if scene.is_file() else {}
+        summary["sweep_cap"] = settings.get("stencil_descent", {}).get("max_sweeps")
     summary["seconds_per_step"] = sum(r.get("wall_seconds") or 0.0 for r in steps) / len(steps)
-    distances = [r["min_contact_distance"] for r in steps if r.get("min_contact_distance") is not None]
-    summary["min_distance"] = min(distances) if distances else None
     e0, e1 = records[0].get("total_energy"), steps[-1].get("total_energy")
     summary["energy_start"], summary["energy_end"] = e0, e1
     summary["end_time"] = steps[-1].get("time")
@@ -163,12 +179,28 @@ def summarise(entry, directory, wall, rc):
 
 
 def outcome(entry, directory, records):
-    """The scene's outcome figure, measured from its output (None when the output lacks it)."""
+    """The scene's outcome figure, measured from its output: {"text", "value"[, "reference"]}. Kinds read from
+    metrics.jsonl (intact, energy) or from the written steps (momentum, slide, stands, exit_speed); a run
+    without what its kind needs gives its step count only."""
     kind = entry["outcome"]
+    steps = [r for r in records if r.get("step", 0) > 0]
+    fallback = {"text": f"{len(steps)} steps", "value": None}
+    if kind == "intact":
+        distances = [r["min_contact_distance"] for r in steps if r.get("min_contact_distance") is not None]
+        if not distances:
+            return fallback
+        return {"text": f"{len(steps)} steps, min distance {min(distances):.1e} m", "value": min(distances)}
+    if kind == "energy":
+        e = [r["total_energy"] for r in records if r.get("total_energy") is not None]
+        if not e:
+            return fallback
+        return {"text": f"total energy: lowest {min(e) / e[0] - 1:+.1%}, highest {max(e) / e[0] - 1:+.1%}, "
+                        f"end {e[-1] / e[0] - 1:+.1%} of the start",
+                "value": e[-1] / e[0] - 1}
     dirs = step_dirs(directory)
     resolved = Path(directory) / "scene.resolved.json"
     if not dirs or not resolved.is_file():
-        return None
+        return fallback
     scene = json.loads(resolved.read_text())
     densities = [b["material"]["density"] for b in scene["bodies"]]
     try:
@@ -197,14 +229,10 @@ def outcome(entry, directory, records):
             _, p, m = centre_and_momentum(directory, dirs[-1], densities)
             speed = math.hypot(*p) / m
             return {"text": f"final centre-of-mass speed {speed:.3f} m/s", "value": speed}
-        if kind == "energy":
-            e = [r["total_energy"] for r in records]
-            return {"text": f"total energy: lowest {min(e) / e[0] - 1:+.1%}, highest {max(e) / e[0] - 1:+.1%}, "
-                            f"end {e[-1] / e[0] - 1:+.1%} of the start",
-                    "value": e[-1] / e[0] - 1}
     except (KeyError, ValueError, struct.error):
-        return None
-    return None
+        return fallback
+    raise ReproduceError(f"'{CATALOGUE}': scene '{entry['name']}' has outcome '{kind}'; fix: one of intact, "
+                         "energy, momentum, slide, stands, exit_speed")
 
 
 # --- running -----------------------------------------------------------------------------------------------
@@ -215,6 +243,17 @@ def load_catalogue(path=CATALOGUE):
         raise ReproduceError(f"'{path}': cannot read the scene list ({error}); fix the file") from None
 
 
+def variants(entry):
+    """{variant: --set overrides}: the paper's method, the default (when it differs) and each probe (a run
+    with one setting changed that measures the cause of a difference; catalogue field `probes`)."""
+    found = {"method": entry["method"]}
+    if entry["default"] != entry["method"]:
+        found["default"] = entry["default"]
+    for probe in entry.get("probes", []):
+        found["probe_" + probe["name"]] = entry[probe.get("base", "method")] + probe["set"]
+    return found
+
+
 def run_one(entry, variant, size, args):
     out = Path(args.results) / entry["name"] / variant
     overrides = entry.get(size, []) if size != "small" else entry.get("small", [])
@@ -222,7 +261,7 @@ def run_one(entry, variant, size, args):
         overrides = entry.get("small", []) + entry.get("tiny", [])
     command = shlex.split(args.mpiexec) + ["-n", str(args.np)] if args.mpiexec else []
     command += [args.intact, "run", str(ROOT / entry["scene"]), "--output", str(out)]
-    for item in overrides + entry[variant]:
+    for item in overrides + variants(entry)[variant]:
         command += ["--set", item]
     out.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
@@ -235,7 +274,7 @@ def run_one(entry, variant, size, args):
     (out / "run.log").write_text(" ".join(shlex.quote(c) for c in command) + "\n" + log)
     summary = summarise(entry, out, wall, rc)
     summary.update({"name": entry["name"], "variant": variant, "size": size, "ranks": args.np,
-                    "command": " ".join(shlex.quote(c) for c in command)})
+                    "output": str(out), "command": " ".join(shlex.quote(c) for c in command)})
     if args.check and summary["steps"]:
         checked = subprocess.run([args.intact, "check", str(out)], capture_output=True, text=True)
         lines = (checked.stdout + checked.stderr).strip().splitlines()
@@ -263,44 +302,64 @@ def ratio(ours, theirs):
     return f"{ours[0] / theirs[0]:.2f}×"
 
 
+def said(run):
+    """A run's outcome figure as text (its step count where the run wrote none)."""
+    return (run.get("outcome") or {}).get("text", f"{run['steps']} steps")
+
+
 def explain(entry, runs):
-    """Measured facts behind a difference over 2× or in outcome; 'not yet explained' if none is known."""
+    """Measured facts behind a difference over 2× or in outcome, and the probes' runs that measure its cause;
+    'not yet explained' where a difference has neither (`open` counts those)."""
     paper = entry["paper_figures"]
-    facts, differs = [], False
-    for variant, run in runs.items():
+    facts, differs, open_ = [], False, 0
+    for variant in ("method", "default"):
+        run = runs.get(variant)
         if not run:
             continue
         label = "paper's method" if variant == "method" else "default"
         if run["rc"] != 0:
-            differs = True
+            differs, open_ = True, open_ + 1
             facts.append(f"{label}: run did not finish (exit {run['rc']})")
         if run.get("not_converged"):
-            differs = True
+            differs, open_ = True, open_ + 1
             facts.append(f"{label}: {run['not_converged']} of {run['steps']} steps not converged")
         if run.get("repaired"):
             differs = True
-            facts.append(f"{label}: {run['repaired']} of {run['steps']} steps failed the step certificate and "
-                         "were solved again with ipc")
+            text = (f"{label}: {run['repaired']} of {run['steps']} steps failed the step certificate "
+                    f"({', '.join(run.get('repair_failed') or ['?'])}) and were solved again with ipc")
+            if run.get("repair_residual") is not None:
+                text += f" (median residual acceleration of the failed results {run['repair_residual']:.3g} m/s²)"
+            if run.get("method_alone"):
+                text += f"; the paper's method alone took {figure(run['method_alone'])} iterations / step"
+                if paper.get("newton"):
+                    text += f" ({run['method_alone'][0] / paper['newton'][0]:.2f}× the paper's)"
+            facts.append(text)
         if run.get("check") not in (None, "clean"):
-            differs = True
+            differs, open_ = True, open_ + 1
             facts.append(f"{label}: intact check: {run['check']}")
-        if variant == "method" and paper.get("newton") and run.get("newton"):
+        if paper.get("newton") and run.get("newton"):
             r = run["newton"][0] / paper["newton"][0]
-            if r > 2 or r < 0.5:
+            if r > 2 or (r < 0.5 and variant == "method"):
                 differs = True
-                facts.append(f"{label}: {r:.1f}× the paper's iterations per step")
-                if run.get("iteration_kind") == "sweeps" and run["newton"][1] == max(run["newton"]):
-                    facts.append(f"{run['newton'][1]:.0f} sweeps per step: the sweep cap, before the "
-                                 "1e-4 tolerance")
+                alone = run["method_alone"][0] / paper["newton"][0] if run.get("method_alone") else None
+                if alone is not None and 0.5 <= alone <= 2:
+                    facts.append(f"{label}: {r:.1f}× the paper's iterations per step, from the ipc repairs "
+                                 f"(alone {alone:.2f}×)")
+                else:
+                    open_ += 1
+                    facts.append(f"{label}: {r:.1f}× the paper's iterations per step")
+                if run.get("iteration_kind") == "sweeps" and run["newton"][0] == run.get("sweep_cap"):
+                    facts.append(f"every step ran the {run['sweep_cap']} sweeps of the cap without reaching "
+                                 "the tolerance")
         out = run.get("outcome") or {}
         if "reference" in out and out["reference"] > 0:
             if not 0.5 <= out["value"] / out["reference"] <= 2:
-                differs = True
+                differs, open_ = True, open_ + 1
                 facts.append(f"{label}: slide {out['value'] / out['reference']:.2f}× the rigid analytic "
                              "distance")
         if "outcome_value" in paper and out.get("value") is not None:
             if abs(out["value"] - paper["outcome_value"]) > 0.1 * paper["outcome_value"]:
-                differs = True
+                differs, open_ = True, open_ + 1
                 facts.append(f"{label}: {out['value']:.3g} against the paper's {paper['outcome_value']:.3g}")
                 if run.get("energy_start") and run.get("energy_end") is not None:
                     facts.append(f"{label}: total energy {run['energy_start']:.3g} → {run['energy_end']:.3g} J")
@@ -310,7 +369,51 @@ def explain(entry, runs):
             facts.append(f"our mesh has {runs['method']['nodes']} nodes, the paper's {paper['vertices']}")
     if not differs:
         return "–"
-    return "; ".join(facts) + ("; rest not yet explained" if facts else "not yet explained")
+    probed, moved = [], False
+    for probe in entry.get("probes", []):
+        run, base = runs.get("probe_" + probe["name"]), runs.get(probe.get("base", "method"))
+        if not run or not base or not run.get("steps"):
+            continue
+        label = "paper's method" if probe.get("base", "method") == "method" else "default"
+        changed = ", ".join(f"`{item}`" for item in probe["set"])
+        text = (f"**measured: {probe['about']}** ({label} with {changed}): {figure(run.get('newton'))} "
+                f"iterations / step against {figure(base.get('newton'))}")
+        for key, what in (("repaired", "repaired by ipc"), ("not_converged", "not converged")):
+            if run.get(key) or base.get(key):
+                text += f", {run.get(key, 0)} of {run['steps']} steps {what} against {base.get(key, 0)}"
+        if run.get("outcome") and base.get("outcome") and run["outcome"]["text"] != base["outcome"]["text"]:
+            text += f", {said(run)} against {said(base)}"
+        if run["rc"] != 0:
+            text += f" (the run did not finish: exit {run['rc']})"
+        probed.append(text)
+        # A probe explains a difference only where its setting changed the figures.
+        if run.get("newton") and base.get("newton") and base["newton"][0]:
+            moved = moved or not 2 / 3 <= run["newton"][0] / base["newton"][0] <= 1.5
+        a, b = (run.get("outcome") or {}).get("value"), (base.get("outcome") or {}).get("value")
+        if a is not None and b is not None:
+            moved = moved or abs(a - b) > 0.1 * max(abs(a), abs(b))
+        moved = moved or any(run.get(k) != base.get(k) for k in ("repaired", "not_converged"))
+    if moved or not open_:
+        return "; ".join(facts + probed)
+    return "; ".join(facts + probed) + "; rest not yet explained"
+
+
+def render(name, run, page):
+    """The last frame of a run's output, coloured by body, as PAGE_FOLDER/PAGE_STEM/NAME.png (480×320) with
+    drivers/intact_render.sh; (link relative to the page, None) or (None, why there is no picture)."""
+    folder = Path(run.get("output", ""))
+    if not (folder / "intact.pvd").is_file():
+        return None, "no picture: the run's output is gone"
+    target = Path(page).parent / Path(page).stem / f"{name}.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["bash", str(RENDER), str(folder), "--frame", "last", "--color", "body",
+                           "--size", PICTURE_SIZE, "--title", name, "--png", str(target)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        target.unlink(missing_ok=True)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        return None, f"no picture: intact-render exit {done.returncode} ({lines[-1] if lines else ''})"
+    return f"{Path(page).stem}/{name}.png", None
 
 
 def write_page(summaries, page, command):
@@ -345,11 +448,13 @@ def write_page(summaries, page, command):
         "",
         "A step whose result fails Intact's step certificate (force balance, energy) with the paper's method is "
         "solved again from its start with `ipc`; the *steps repaired by ipc* column counts them, and their "
-        "iterations include both solves. Times depend on the machine and are not shown; the runs here shared "
-        "2 cores with other work.",
+        "iterations include both solves; *alone* gives the paper's method's own iterations (in a repaired "
+        "step, those before the repair), the figure to set beside the paper's. Times depend on the machine and "
+        "are not shown; the runs here shared 2 cores with other work, so iteration counts are the figures to "
+        "compare.",
         "",
-        "Not reproduced here: the cloth and twisting-rod rows (Intact has shells and rods without contact), "
-        "and the scenes that need the papers' large meshes.",
+        "Not reproduced here: the cloth rows (Intact's shells have no contact), the barrier-free AL paper's "
+        "twisting rods, and the scenes that need the papers' large meshes.",
         "",
         "## Iterations",
         "",
@@ -365,9 +470,12 @@ def write_page(summaries, page, command):
         m, d = runs.get("method") or runs.get("default"), runs.get("default") or runs.get("method")
         nodes = f"{m.get('nodes', '–')} ({paper['vertices']})" if paper.get("vertices") else str(m.get("nodes", "–"))
         cg = f"{m['cg']:.1f}" if m.get("cg") is not None else "–"
+        alone = f"; alone {figure(m['method_alone'])}" if m.get("method_alone") else ""
+        alone_ratio = f"; alone {ratio(m['method_alone'], paper.get('newton'))}" \
+            if m.get("method_alone") and paper.get("newton") else ""
         lines.append(
             f"| {name} | {entry['paper']}: {entry['citation']} | {nodes} | {figure(paper.get('newton'), 2)} "
-            f"| {figure(m.get('newton'))} | {ratio(m.get('newton'), paper.get('newton'))} "
+            f"| {figure(m.get('newton'))}{alone} | {ratio(m.get('newton'), paper.get('newton'))}{alone_ratio} "
             f"| {figure(d.get('newton'))} | {ratio(d.get('newton'), paper.get('newton'))} "
             f"| {figure(paper.get('cg'))} | {cg} | {figure(paper.get('contacts'))} | {figure(m.get('contacts'))} |")
     lines += [
@@ -384,13 +492,6 @@ def write_page(summaries, page, command):
             continue
         m, d = runs.get("method") or runs.get("default"), runs.get("default") or runs.get("method")
 
-        def said(run):
-            out = run.get("outcome")
-            if out:
-                return out["text"]
-            return f"{run['steps']} steps, min distance {run['min_distance']:.1e} m" \
-                if run.get("min_distance") is not None else f"{run['steps']} steps"
-
         energy = "–"
         if m.get("energy_start") is not None and m.get("energy_end") is not None:
             e0, e1 = m["energy_start"], m["energy_end"]
@@ -400,7 +501,25 @@ def write_page(summaries, page, command):
         checks = f"{m.get('check', '–')} / {d.get('check', '–')}"
         lines.append(f"| {name} | {entry['paper_figures'].get('outcome', '–')} | {said(m)} | {said(d)} | {energy} "
                      f"| {failed} | {repaired} | {checks} | {explain(entry, runs)} |")
-    lines += ["", "In the last columns, *a / b* is paper's method / default."]
+    lines += ["", "In the last columns, *a / b* is paper's method / default. *measured* names a probe: the "
+              "paper's method (or the default) run again with one setting changed, which measures the cause of "
+              "a difference."]
+    lines += ["", "## Final states", "",
+              f"The last frame of each run with the paper's method, coloured by body ({PICTURE_SIZE}, "
+              "rendered headless by `drivers/intact_render.sh`).", "",
+              "| | |", "|---|---|"]
+    cells = []
+    for name, entry in catalogue.items():
+        runs = by_scene.get(name)
+        if not runs:
+            continue
+        m = runs.get("method") or runs.get("default")
+        link, why = render(name, m, page)
+        t = f", t = {m['end_time']:g} s" if m.get("end_time") is not None else ""
+        caption = f"{name} (paper's method{t})"
+        cells.append(f"![{name}]({link})<br>{caption}" if link else f"{caption}: {why}")
+    cells += [""] * (len(cells) % 2)
+    lines += [f"| {a} | {b} |" for a, b in zip(cells[::2], cells[1::2])]
     Path(page).write_text("\n".join(lines) + "\n")
     print(f"wrote {page} ({len(by_scene)} scenes)")
 
@@ -414,6 +533,7 @@ def collect(directory):
         if stored.get("name") in catalogue and (path.parent / "metrics.jsonl").is_file():
             fresh = summarise(catalogue[stored["name"]], path.parent, stored["wall_seconds"], stored["rc"])
             stored.update(fresh)
+        stored["output"] = str(path.parent)
         summaries.append(stored)
     if not summaries:
         raise ReproduceError(f"'{directory}': no NAME/VARIANT/summary.json; fix: run reproduce.py --results "
@@ -458,9 +578,7 @@ def main(argv=None):
             scenes = [e for e in scenes if e["name"] in wanted]
         summaries, ok = [], True
         for entry in scenes:
-            for variant in VARIANTS:
-                if variant == "default" and entry["default"] == entry["method"]:
-                    continue
+            for variant in variants(entry):
                 s = run_one(entry, variant, args.size, args)
                 ok = ok and s["rc"] == 0 and s.get("check", "clean") == "clean"
                 summaries.append(s)
