@@ -19,14 +19,15 @@ kernels::Vec3 to_kernel(const Vec3& p) {
     return kernels::Vec3(p[0], p[1], p[2]);
 }
 
-// Energy of stencil s of `kind` at corners x, and optionally its gradient and projected Hessian in the
-// 12-entry layout (unused corners zero).
+// Energy of stencil s of `kind` at corners x, and optionally its gradient and Hessian (PSD-projected
+// when `project`) in the 12-entry layout (unused corners zero).
 KOKKOS_INLINE_FUNCTION double stencil_energy(int kind,
                                              const CodimTerm::StencilParameters& p,
                                              int s,
                                              const kernels::Vec3 x[4],
                                              kernels::Vec12* g,
-                                             kernels::Mat12* h) {
+                                             kernels::Mat12* h,
+                                             bool project = true) {
     using namespace kernels;
     if (g) {
         g->setZero();
@@ -40,10 +41,11 @@ KOKKOS_INLINE_FUNCTION double stencil_energy(int kind,
         Vec9 g9;
         Mat9 h9;
         const double weight = p(s, 4);
-        const double e = p(s, 7) == 0.0 ? membrane_element(MembraneStVK{p(s, 5), p(s, 6)}, x, Dm_inv, weight,
-                                                           g ? &g9 : nullptr, h ? &h9 : nullptr)
-                                        : membrane_element(MembraneNeoHookean{p(s, 5), p(s, 6)}, x, Dm_inv,
-                                                           weight, g ? &g9 : nullptr, h ? &h9 : nullptr);
+        const double e = p(s, 7) == 0.0
+                             ? membrane_element(MembraneStVK{p(s, 5), p(s, 6)}, x, Dm_inv, weight,
+                                                g ? &g9 : nullptr, h ? &h9 : nullptr, project)
+                             : membrane_element(MembraneNeoHookean{p(s, 5), p(s, 6)}, x, Dm_inv, weight,
+                                                g ? &g9 : nullptr, h ? &h9 : nullptr, project);
         if (g) {
             g->segment<9>(0) = g9;
         }
@@ -53,12 +55,13 @@ KOKKOS_INLINE_FUNCTION double stencil_energy(int kind,
         return e;
     }
     if (kind == k_hinge) {
-        return hinge_element(x, p(s, 0), p(s, 1), g, h);
+        return hinge_element(x, p(s, 0), p(s, 1), g, h, project);
     }
     if (kind == k_segment) {
         Vec6 g6;
         Mat6 h6;
-        const double e = rod_stretch_element(x, p(s, 0), p(s, 1), g ? &g6 : nullptr, h ? &h6 : nullptr);
+        const double e =
+            rod_stretch_element(x, p(s, 0), p(s, 1), g ? &g6 : nullptr, h ? &h6 : nullptr, project);
         if (g) {
             g->segment<6>(0) = g6;
         }
@@ -69,7 +72,7 @@ KOKKOS_INLINE_FUNCTION double stencil_energy(int kind,
     }
     Vec9 g9;
     Mat9 h9;
-    const double e = rod_bend_element(x, p(s, 0), p(s, 1), g ? &g9 : nullptr, h ? &h9 : nullptr);
+    const double e = rod_bend_element(x, p(s, 0), p(s, 1), g ? &g9 : nullptr, h ? &h9 : nullptr, project);
     if (g) {
         g->segment<9>(0) = g9;
     }
@@ -299,7 +302,7 @@ std::pair<double, double> CodimTerm::energy_change(const NodeField& x, const Nod
     return total;
 }
 
-void CodimTerm::evaluate_range(const NodeField& x, int kind, bool with_hessians) {
+void CodimTerm::evaluate_range(const NodeField& x, int kind, bool with_hessians, bool project) {
     const Range range = range_of(kind);
     const auto stencils = m_stencils;
     const auto parameters = m_parameters;
@@ -312,7 +315,7 @@ void CodimTerm::evaluate_range(const NodeField& x, int kind, bool with_hessians)
             load_stencil(stencils, x, s, q);
             kernels::Vec12 g;
             kernels::Mat12 H;
-            stencil_energy(kind, parameters, s, q, &g, with_hessians ? &H : nullptr);
+            stencil_energy(kind, parameters, s, q, &g, with_hessians ? &H : nullptr, project);
             for (int i = 0; i < 12; ++i) {
                 gradients(s, i) = g(i);
                 if (with_hessians) {
@@ -333,7 +336,7 @@ void CodimTerm::evaluate(const NodeField& x, bool hessians) {
         m_hessians = StencilHessians("intact::solver::codim_hessians", n);
     }
     for (int kind = k_triangle; kind <= k_rod_vertex; ++kind) {
-        evaluate_range(x, kind, hessians);
+        evaluate_range(x, kind, hessians, m_project);
     }
 }
 

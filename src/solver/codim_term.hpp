@@ -66,9 +66,10 @@ public:
     /// Σ over owned stencils of E(trial) − E(x), each stencil's difference taken on its own, and
     /// Σ |E(x)|. This rank only.
     std::pair<double, double> energy_change(const NodeField& x, const NodeField& trial) const;
-    /// Gradient (12) and, with `hessians`, PSD-projected Hessian (12×12) of every local stencil at x.
-    /// Device work.
+    /// Gradient (12) and, with `hessians`, Hessian (12×12) of every local stencil at x, PSD-projected
+    /// unless `set_projection(false)` (ElasticTerm::set_projection says why). Device work.
     void evaluate(const NodeField& x, bool hessians = true);
+    void set_projection(bool project) { m_project = project; }
 
     /// Lumped mass of every local node from the codimensional elements (complete for owned nodes): a
     /// third of ρ h A per triangle corner, half of ρ π r² L per segment end (kg).
@@ -99,6 +100,7 @@ private:
     Range range_of(int kind) const;
     Range m_triangles, m_hinges, m_segments, m_rod_vertices;
     std::vector<std::array<int, 4>> m_host_stencils;
+    bool m_project = true;
 
 public:
     /// The kernels of one kind of stencil; public only because CUDA lambdas must live in public member
@@ -106,7 +108,7 @@ public:
     double energy_of_range(const NodeField& x, int kind) const;
     std::pair<double, double>
     energy_change_of_range(const NodeField& x, const NodeField& trial, int kind) const;
-    void evaluate_range(const NodeField& x, int kind, bool hessians);
+    void evaluate_range(const NodeField& x, int kind, bool hessians, bool project);
 };
 
 } // namespace intact::solver

@@ -214,11 +214,8 @@ std::pair<double, double> ElasticTerm::energy_change(const NodeField& x, const N
 }
 
 template <class Material>
-void ElasticTerm::evaluate_group(const Material& material,
-                                 const NodeField& x,
-                                 int group,
-                                 bool with_hessians,
-                                 bool project) {
+void ElasticTerm::evaluate_group(
+    const Material& material, const NodeField& x, int group, bool with_hessians, bool project) {
     const auto elements = m_groups[static_cast<std::size_t>(group)].elements;
     const Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> tets = m_tets;
     const auto dm_inverse = m_dm_inverse;

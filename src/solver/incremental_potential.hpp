@@ -52,6 +52,12 @@ public:
     /// The shells' and rods' elastic term (no stencils without such bodies); its stencils are the
     /// elements from matrix().num_tets() on.
     const CodimTerm& codim() const { return m_codim; }
+    /// Whether the elastic Hessians of solids, shells and rods are PSD-projected (the default) or exact
+    /// (ElasticTerm::set_projection).
+    void set_elastic_projection(bool project) {
+        m_elastic.set_projection(project);
+        m_codim.set_projection(project);
+    }
     /// Σ V ψ over owned tets plus the owned codimensional stencils' energies at x (J). Device work; this
     /// rank only.
     double elastic_energy(const NodeField& x) const;

@@ -284,10 +284,11 @@ TEST(TimeIntegration, ImplicitMidpointCutStepsConserveMomentum) {
     document["bodies"] = json::array({moving, resting});
     document["contact"] = {{"enabled", true}, {"dhat", 1e-3}};
     document["integrator"] = {{"type", "implicit_midpoint"}};
-    // `ipc` (named, though it is this frictionless scene's default), whose Newton solve is converged:
-    // `al` keeps Σ m v only as well as its inner solves, which end at their first full Newton step
-    // (measured 1.6e-7 here; `test_al` holds it to 1e-8 under implicit Euler).
-    document["solver"] = {{"type", "ipc"}};
+    // `ipc` (named, though it is this frictionless scene's default), whose Newton solve is converged, to a
+    // tight force balance: Σ m v moves by h Σ r a step, r the force left unbalanced. `al` keeps Σ m v only
+    // as well as its inner solves, which end at their first full Newton step (measured 1.6e-7 here;
+    // `test_al` holds it to 1e-8 under implicit Euler).
+    document["solver"] = {{"type", "ipc"}, {"acceleration_tolerance", 1e-8}};
     document["output"] = {{"every", 1000}};
     Simulation simulation = make_simulation(document, "midpoint_momentum");
     const auto momentum = [&]() {
