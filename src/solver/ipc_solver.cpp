@@ -326,10 +326,13 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
             if (!search.accepted) {
                 // A direction whose whole predicted decrease is below E's round-off cannot be taken: the
-                // iterate is as converged as E can tell (stopping_rule.hpp).
+                // iterate is as converged as E can tell (stopping_rule.hpp). So is one that already passes
+                // the stopping test before its first step (a body at rest: the step that was still due,
+                // 1e-11 m, changed E by less than its round-off at three ranks).
                 result.converged =
                     remaining == 0.0 &&
-                    (measures.step_velocity < k_round_off_velocity * m_settings.stop.velocity ||
+                    (measures.converged(m_settings.stop) ||
+                     measures.step_velocity < k_round_off_velocity * m_settings.stop.velocity ||
                      below_round_off(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
                                      m_potential.num_owned(), energy_scale));
                 lag_converged = result.converged && it == 0;
