@@ -14,30 +14,7 @@ namespace {
 /// ‖mask ⊙ r‖₂ over the owned rows of every rank (the norm PCG's relative tolerance refers to).
 double
 free_norm(MPI_Comm comm, const NodeField& r, Kokkos::View<const double*, MemSpace> mask, int num_owned) {
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::free_norm", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
-        KOKKOS_LAMBDA(const int i, double& local) {
-            local += mask(i) * (r(i, 0) * r(i, 0) + r(i, 1) * r(i, 1) + r(i, 2) * r(i, 2));
-        },
-        sum);
-    return std::sqrt(comm::allreduce_sum(comm, sum));
-}
-
-/// Σ mask ⊙ r · p over the owned rows of every rank: > 0 when p descends along the right-hand side −∇E.
-double free_dot(MPI_Comm comm,
-                const NodeField& r,
-                const NodeField& p,
-                Kokkos::View<const double*, MemSpace> mask,
-                int num_owned) {
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::free_dot", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
-        KOKKOS_LAMBDA(const int i, double& local) {
-            local += mask(i) * (r(i, 0) * p(i, 0) + r(i, 1) * p(i, 1) + r(i, 2) * p(i, 2));
-        },
-        sum);
-    return comm::allreduce_sum(comm, sum);
+    return std::sqrt(free_dot(comm, r, r, mask, num_owned));
 }
 
 } // namespace

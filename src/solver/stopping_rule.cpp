@@ -71,21 +71,29 @@ NewtonMeasures measure_newton(MPI_Comm comm,
     return measures;
 }
 
+double free_dot(MPI_Comm comm,
+                const NodeField& r,
+                const NodeField& p,
+                Kokkos::View<const double*, MemSpace> free_mask,
+                int num_owned) {
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::solver::free_dot", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
+        KOKKOS_LAMBDA(const int i, double& local) {
+            local += free_mask(i) * (r(i, 0) * p(i, 0) + r(i, 1) * p(i, 1) + r(i, 2) * p(i, 2));
+        },
+        sum);
+    return comm::allreduce_sum(comm, sum);
+}
+
 bool below_round_off(MPI_Comm comm,
                      const NodeField& rhs,
                      const NodeField& direction,
                      Kokkos::View<const double*, MemSpace> free_mask,
                      int num_owned,
                      double energy_scale) {
-    double decrease = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::solver::predicted_decrease", Kokkos::RangePolicy<ExecSpace>(0, num_owned),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            sum += free_mask(i) *
-                   (rhs(i, 0) * direction(i, 0) + rhs(i, 1) * direction(i, 1) + rhs(i, 2) * direction(i, 2));
-        },
-        decrease);
-    return comm::allreduce_sum(comm, decrease) <= LineSearchSettings{}.round_off * energy_scale;
+    return free_dot(comm, rhs, direction, free_mask, num_owned) <=
+           LineSearchSettings{}.round_off * energy_scale;
 }
 
 } // namespace intact::solver

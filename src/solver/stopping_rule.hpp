@@ -87,6 +87,14 @@ NewtonMeasures measure_newton(MPI_Comm comm,
 /// than `below_round_off` allows for), and the direction is a thousandth of the accuracy asked for.
 constexpr double k_round_off_velocity = 1e-3;
 
+/// Σ mask ⊙ r · p over the owned rows of every rank (e.g. the predicted decrease −∇E·p = rhs·p of a
+/// Newton direction). Device reduction. Collective.
+double free_dot(MPI_Comm comm,
+                const NodeField& r,
+                const NodeField& p,
+                Kokkos::View<const double*, MemSpace> free_mask,
+                int num_owned);
+
 /// Whether a Newton direction p is below the resolution of E: its predicted decrease −∇E·p = rhs·p
 /// (free owned rows, summed over ranks) is at most the line search's round-off × `energy_scale`
 /// (Σ|terms of E|, LineSearchSettings). A line search that fails on such a direction has met E's

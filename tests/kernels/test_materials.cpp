@@ -609,6 +609,26 @@ TYPED_TEST(MaterialTest, RigidMotionsGiveZeroEnergyAndGradient) {
     }
 }
 
+// Central differences of the element gradient at corners x (12, node-major), step h per coordinate.
+template <class Material>
+Mat12 fd_element_hessian(const Material& m, const Vec12& x, const Mat3& Dm_inv, double V, double h) {
+    Mat12 fd;
+    for (int k = 0; k < 12; ++k) {
+        Vec12 xp = x;
+        Vec12 xm = x;
+        xp(k) += h;
+        xm(k) -= h;
+        Vec12 gp;
+        Vec12 gm;
+        const Tet tp = unpack(xp);
+        const Tet tm = unpack(xm);
+        elastic_element(m, tp.data(), Dm_inv, V, &gp, nullptr);
+        elastic_element(m, tm.data(), Dm_inv, V, &gm, nullptr);
+        fd.col(k) = (gp - gm) / (2.0 * h);
+    }
+    return fd;
+}
+
 TEST(ElasticElement, LinearHessianMatchesFiniteDifferencesOfGradient) {
     // The linear model's Hessian is PSD, so the element's projected Hessian is its exact Hessian.
     const LinearElastic m = lame_from_youngs<LinearElastic>(1e5, 0.3);
@@ -624,22 +644,7 @@ TEST(ElasticElement, LinearHessianMatchesFiniteDifferencesOfGradient) {
         const Mat3 Dm_inv = rest_shape_inverse(rest[c].data());
         const double V = rest_volume(rest[c].data());
         const Vec12 x = pack(current[c]);
-        Mat12 fd;
-        const double h = 1e-6;
-        for (int k = 0; k < 12; ++k) {
-            Vec12 xp = x;
-            Vec12 xm = x;
-            xp(k) += h;
-            xm(k) -= h;
-            Vec12 gp;
-            Vec12 gm;
-            const Tet tp = unpack(xp);
-            const Tet tm = unpack(xm);
-            elastic_element(m, tp.data(), Dm_inv, V, &gp, nullptr);
-            elastic_element(m, tm.data(), Dm_inv, V, &gm, nullptr);
-            fd.col(k) = (gp - gm) / (2.0 * h);
-        }
-        EXPECT_TRUE(near(v.hessian[c], fd, 1e-6, 0.0)) << "case " << c;
+        EXPECT_TRUE(near(v.hessian[c], fd_element_hessian(m, x, Dm_inv, V, 1e-6), 1e-6, 0.0)) << "case " << c;
     }
 }
 
@@ -657,24 +662,8 @@ TYPED_TEST(MaterialTest, UnprojectedElementHessianMatchesFiniteDifferencesOfGrad
         const Vec12 x = pack(e.current);
         Vec12 g;
         Mat12 exact;
-        Mat12 projected;
         elastic_element(m, e.current.data(), Dm_inv, V, &g, &exact, false);
-        elastic_element(m, e.current.data(), Dm_inv, V, &g, &projected, true);
-        Mat12 fd;
-        const double h = 1e-7;
-        for (int k = 0; k < 12; ++k) {
-            Vec12 xp = x;
-            Vec12 xm = x;
-            xp(k) += h;
-            xm(k) -= h;
-            Vec12 gp;
-            Vec12 gm;
-            const Tet tp = unpack(xp);
-            const Tet tm = unpack(xm);
-            elastic_element(m, tp.data(), Dm_inv, V, &gp, nullptr);
-            elastic_element(m, tm.data(), Dm_inv, V, &gm, nullptr);
-            fd.col(k) = (gp - gm) / (2.0 * h);
-        }
+        const Mat12 fd = fd_element_hessian(m, x, Dm_inv, V, 1e-7);
         const double scale = std::max(1.0, exact.norm());
         EXPECT_TRUE(near(exact, fd, 1e-5, 1e-6 * scale)) << "case " << c;
         indefinite += Eigen::SelfAdjointEigenSolver<Mat12>(exact).eigenvalues().minCoeff() < -1e-8 * scale;
