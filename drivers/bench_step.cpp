@@ -50,6 +50,18 @@ namespace {
 
 using nlohmann::json;
 
+// The piles' common frame: `bodies` under gravity on the plane z = 0, dt = 0.01 s for `steps` steps, contact
+// with d̂ = 1 mm and friction 0.3, no output during the benchmark.
+json pile_frame(const json& bodies, int steps) {
+    json scene;
+    scene["time"] = {{"dt", 0.01}, {"steps", steps}};
+    scene["gravity"] = {0.0, 0.0, -9.81};
+    scene["bodies"] = bodies;
+    scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
+    scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
+    scene["output"] = {{"every", 1000000}};
+    return scene;
+}
 json pile_scene(int cubes, int cells, int steps) {
     json bodies = json::array();
     for (int k = 0; k < cubes; ++k) {
@@ -68,14 +80,7 @@ json pile_scene(int cubes, int cells, int steps) {
             {"model", "neo_hookean"}, {"youngs_modulus", 1e5}, {"poisson_ratio", 0.3}, {"density", 1000.0}};
         bodies.push_back(body);
     }
-    json scene;
-    scene["time"] = {{"dt", 0.01}, {"steps", steps}};
-    scene["gravity"] = {0.0, 0.0, -9.81};
-    scene["bodies"] = bodies;
-    scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
-    scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
-    scene["output"] = {{"every", 1000000}};
-    return scene;
+    return pile_frame(bodies, steps);
 }
 
 // A cloth pile: `sheets` square sheets of 0.3 m (cells × cells cells, 2 cells² triangles each, 1 mm thick)
@@ -108,14 +113,7 @@ json cloth_pile_scene(int sheets, int cells, int steps) {
         sheet["translate"] = {-0.15 * c + 0.15 * s, -0.15 * s - 0.15 * c, 0.106 + 0.006 * k};
         bodies.push_back(sheet);
     }
-    json scene;
-    scene["time"] = {{"dt", 0.01}, {"steps", steps}};
-    scene["gravity"] = {0.0, 0.0, -9.81};
-    scene["bodies"] = bodies;
-    scene["obstacles"] = json::array({{{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}});
-    scene["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
-    scene["output"] = {{"every", 1000000}};
-    return scene;
+    return pile_frame(bodies, steps);
 }
 
 /// The cube edge (cells) of a tet pile whose cubes have about as many surface vertices, 6 c² + 2, as a
