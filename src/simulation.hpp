@@ -121,6 +121,9 @@ public:
     /// The energies as the step certificate counts them (kinetic, elastic, gravitational, the stored
     /// terms with their weights, momentum) at the current state. Collective.
     solver::EnergyAccount energy_account() const;
+    /// energy_account() at a step's end, with the stored terms' slopes along the step for the
+    /// certificate's contact defect (step_certificate.hpp). Collective.
+    solver::EnergyAccount step_end_account();
     /// The integrator (its name, A-search's control numbers).
     const solver::Integrator& integrator() const { return *m_integrator; }
 

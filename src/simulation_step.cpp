@@ -96,7 +96,7 @@ solver::StepResult Simulation::step() {
     finish_step(problem);
     double work = applied_work();
     solver::EnergyAccount start = m_account;
-    solver::EnergyAccount end = energy_account();
+    solver::EnergyAccount end = step_end_account();
     m_certificate->judge_energy(m_verdict, m_verdict.fell_back() ? reference_start_account() : start, end,
                                 work, h);
     if (!m_verdict.certified() && can_fall_back() && !m_verdict.fell_back()) {
@@ -107,7 +107,7 @@ solver::StepResult Simulation::step() {
         result = fall_back(problem, result, true);
         finish_step(problem);
         work = applied_work();
-        end = energy_account();
+        end = step_end_account();
         m_certificate->judge_energy(m_verdict, reference_start_account(), end, work, h);
     }
     if (m_verdict.fell_back()) {
@@ -228,6 +228,19 @@ solver::EnergyAccount Simulation::reference_start_account() {
         m_contact->update(m_x, obstacles);
     }
     return start;
+}
+
+solver::EnergyAccount Simulation::step_end_account() {
+    solver::EnergyAccount end = energy_account();
+    if (!m_certificate->checks_energy() || end.stored.empty()) {
+        return end;
+    }
+    // The contact model is at the end state (energy_account's positions): the stored terms' gradients there.
+    end.slopes =
+        m_energy_model->stored_slopes(m_x, m_step_start, m_problem.weight * m_problem.h * m_problem.h);
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, end.slopes.data(), static_cast<int>(end.slopes.size()),
+                                   MPI_DOUBLE, MPI_SUM, m_comm));
+    return end;
 }
 
 solver::EnergyAccount Simulation::energy_account() const {

@@ -101,6 +101,18 @@ LocalEnergies SceneEnergyModel::conservative(const NodeField& x,
     return energies;
 }
 
+std::vector<double> SceneEnergyModel::stored_slopes(const NodeField& x, const NodeField& start, double ch2) {
+    std::vector<double> slopes;
+    for (EnergyTerm* term : terms(true)) {
+        if (term->stores_energy()) {
+            term->derivatives(false, m_stencils);
+            m_potential.gradient_of(m_stencils, m_scratch);
+            slopes.push_back(work_rows(m_scratch, x, start, m_potential.num_owned()) / ch2);
+        }
+    }
+    return slopes;
+}
+
 double SceneEnergyModel::dissipated_work(const NodeField& x, const NodeField& start, double ch2) {
     double work = 0.0;
     for (EnergyTerm* term : terms(false)) {

@@ -30,6 +30,10 @@ public:
                                const NodeField& gradient,
                                const std::vector<NodeField>& term_gradients) override;
     double dissipated_work(const NodeField& x, const NodeField& start, double ch2) override;
+    /// Per energy-storing term (the order of stored_terms' true entries): Σ over owned rows of its
+    /// gradient at x dotted with x − start (J), at the contact model's positions, which the caller made
+    /// x. The step certificate's convexity defect of the contact potential (step_certificate.hpp). Local.
+    std::vector<double> stored_slopes(const NodeField& x, const NodeField& start, double ch2);
 
 private:
     std::vector<EnergyTerm*> terms(bool conservative) const;
@@ -38,7 +42,7 @@ private:
     comm::HaloExchange& m_halo;
     Vec3 m_gravity;
     contact::PairStencils m_stencils; ///< one term's derivatives at a time
-    NodeField m_scratch;              ///< a dissipative term's gradient rows
+    NodeField m_scratch;              ///< one term's gradient rows (friction work, slopes)
 };
 
 } // namespace intact::solver

@@ -28,6 +28,21 @@ constexpr double kinetic_share = 1e-3;
 /// Round-off of the energy sum, relative to the magnitudes of its parts.
 constexpr double round_off = 1e-12;
 
+/// D_c = C(xⁿ⁺¹) − C(xⁿ) − ∇C(xⁿ⁺¹)·Δx over the stored terms, C(xⁿ) at the end's weights (the header).
+/// Zero where the end carries no slopes or the terms differ in number.
+double contact_defect(const EnergyAccount& start, const EnergyAccount& end) {
+    if (end.slopes.size() != end.stored.size() || start.stored.size() != end.stored.size()) {
+        return 0.0;
+    }
+    double defect = 0.0;
+    for (std::size_t k = 0; k < end.stored.size(); ++k) {
+        const double at_end_weight =
+            start.weights[k] != 0.0 ? start.stored[k] * (end.weights[k] / start.weights[k]) : start.stored[k];
+        defect += end.stored[k] - at_end_weight - end.slopes[k];
+    }
+    return defect;
+}
+
 } // namespace
 
 double EnergyAccount::total(const std::vector<double>* at_weights) const {
@@ -75,7 +90,8 @@ std::string StepVerdict::explain(double acceleration_tolerance) const {
     }
     if (energy_consistent && !*energy_consistent) {
         out << separator << "energy gained: " << energy_change << " J with " << work
-            << " J of applied work, allowance " << allowance << " J";
+            << " J of applied work, allowance " << allowance << " J (of it the contact potential's "
+            << "convexity defect " << std::max(0.0, contact_defect) << " J)";
     }
     return out.str();
 }
@@ -89,6 +105,7 @@ nlohmann::json StepVerdict::to_json() const {
             {"energy_change", energy_consistent ? json(energy_change) : json(nullptr)},
             {"work", energy_consistent ? json(work) : json(nullptr)},
             {"allowance", energy_consistent ? json(allowance) : json(nullptr)},
+            {"contact_defect", energy_consistent ? json(contact_defect) : json(nullptr)},
             {"failed", failed()}};
 }
 
@@ -161,9 +178,11 @@ void StepCertificate::judge_energy(
     }
     verdict.energy_change = end.total() - start.total(&end.weights);
     verdict.work = work;
+    verdict.contact_defect = contact_defect(start, end);
     verdict.allowance = std::max(start.momentum, end.momentum) * h * m_acceleration +
                         kinetic_share * std::max(start.kinetic, end.kinetic) +
-                        round_off * std::max(start.magnitude(), end.magnitude()) + m_elastic_round_off;
+                        round_off * std::max(start.magnitude(), end.magnitude()) + m_elastic_round_off +
+                        std::max(0.0, verdict.contact_defect);
     verdict.energy_consistent = verdict.energy_change <= work + verdict.allowance;
 }
 
