@@ -48,6 +48,22 @@ void add_work(solver::StepResult& to, const solver::StepResult& from) {
     to.seconds.line_search += from.seconds.line_search;
 }
 
+/// `account` as the certificate judges a step of a method that keeps its barrier in its own stencils
+/// (stencil descent): that barrier joins as one more stored term, of weight 1, with its slope along the step
+/// at the end. Unchanged for every other method and for a fallback's step (StepResult::own_barrier_*).
+solver::EnergyAccount
+with_own_barrier(const solver::StepResult& result, solver::EnergyAccount account, bool at_end) {
+    if (!std::isfinite(result.own_barrier_end)) {
+        return account;
+    }
+    if (at_end && account.slopes.size() == account.stored.size()) {
+        account.slopes.push_back(result.own_barrier_slope);
+    }
+    account.stored.push_back(at_end ? result.own_barrier_end : result.own_barrier_start);
+    account.weights.push_back(1.0);
+    return account;
+}
+
 } // namespace
 
 bool Simulation::can_fall_back() const {
@@ -97,8 +113,9 @@ solver::StepResult Simulation::step() {
     double work = applied_work();
     solver::EnergyAccount start = m_account;
     solver::EnergyAccount end = step_end_account();
-    m_certificate->judge_energy(m_verdict, m_verdict.fell_back() ? reference_start_account() : start, end,
-                                work, h);
+    m_certificate->judge_energy(
+        m_verdict, m_verdict.fell_back() ? reference_start_account() : with_own_barrier(result, start, false),
+        with_own_barrier(result, end, true), work, h);
     if (!m_verdict.certified() && can_fall_back() && !m_verdict.fell_back()) {
         // Only implicit Euler's steps are checked for energy (step_certificate.hpp), and its end step
         // keeps no state of its own: v = (xⁿ⁺¹ − xⁿ)/h from the start it kept in begin_step.

@@ -212,6 +212,11 @@ public:
     /// pairs this rank counts, each term a difference that keeps the digits of small steps. Collective
     /// (one SUM).
     std::array<double, 2> update_energy_change(const NodeField& x, double alpha);
+    /// Public for CUDA lambdas: B's barrier energy (its ŝᵢ and κᵢ, friction apart) at the step's start
+    /// m_x_start and at x, and its gradient at x dotted with x − m_x_start (J; the pairs this rank counts,
+    /// summed over ranks), for the step certificate (StepResult::own_barrier_*). Overwrites the update
+    /// m_delta and its surface rows. Collective.
+    std::array<double, 3> barrier_account(const NodeField& x);
     /// Public for CUDA lambdas: m_delta ← the assembled update with its Jacobi rows scaled by ω. Collective.
     void damp_jacobi(double omega);
     /// Public for CUDA lambdas: gᵀΔ over the owned Gauss–Seidel rows and over the owned Jacobi rows of the

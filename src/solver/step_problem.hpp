@@ -61,7 +61,14 @@ struct StepResult {
     int warm_start_sweeps = -1;     ///< stencil descent: warm-start sweeps of the step (−1: none; null)
     long long barrier_stencils = -1; ///< stencil descent: |B| at the step's end, all ranks (−1: none; null)
     double grey_fraction = -1.0;     ///< stencil descent: GREY share of the coloring (−1: none; null)
-    PhaseSeconds seconds;            ///< where this rank's time went
+    /// A barrier the method keeps in its own stencils (stencil descent's B with its ŝᵢ, κᵢ), which the
+    /// shared potential's terms do not hold: its stored energy at the step's start and end, and its
+    /// gradient at the end dotted with the step (J, summed over ranks; NaN: none). The step certificate
+    /// counts it as a stored term of both ends (step_certificate.hpp).
+    double own_barrier_start = std::numeric_limits<double>::quiet_NaN();
+    double own_barrier_end = std::numeric_limits<double>::quiet_NaN();
+    double own_barrier_slope = std::numeric_limits<double>::quiet_NaN();
+    PhaseSeconds seconds; ///< where this rank's time went
 };
 
 } // namespace intact::solver

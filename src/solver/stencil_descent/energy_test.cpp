@@ -184,4 +184,52 @@ std::array<double, 2> StencilDescent::update_energy_change(const NodeField& x, d
     return {sums[0], sums[1]};
 }
 
+std::array<double, 3> StencilDescent::barrier_account(const NodeField& x) {
+    // The step as an update from x back to the start: Δ = x − xᵗ on every local row (owned elements and
+    // pairs read ghosts), on the surface rows (obstacles held: the certificate checks energy only where they
+    // do not move), and each counted pair of B evaluated at x and at x − Δ.
+    const NodeField delta = m_delta;
+    const NodeField start = m_x_start;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_step_delta", Kokkos::RangePolicy<ExecSpace>(0, m_data.num_local),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                delta(v, i) = x(v, i) - start(v, i);
+            }
+        });
+    load_update();
+    double sums[3] = {0.0, 0.0, 0.0}; // start, end, slope
+    if (m_data.num_pairs > 0) {
+        const StencilData d = m_data;
+        const contact::SurfaceField ps = m_surface_step;
+        Kokkos::parallel_reduce(
+            "intact::solver::stencil_barrier_account", Kokkos::RangePolicy<ExecSpace>(0, d.num_pairs),
+            KOKKOS_LAMBDA(const int p, double& at_start, double& at_end, double& slope) {
+                if (d.pair_counted(p) == 0) {
+                    return;
+                }
+                const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2),
+                                     d.pairs.rows(p, 3)};
+                KVec3 end[4], step[4], begin[4];
+                contact::pair_positions(d.pairs.kind(p), rows, d.xs, end);
+                contact::pair_positions(d.pairs.kind(p), rows, ps, step);
+                for (int j = 0; j < 4; ++j) {
+                    begin[j] = end[j] - step[j];
+                }
+                Vec12 g;
+                Mat12 H;
+                at_start += pair_barrier(d, p, begin, contact::k_value, g, H);
+                at_end += pair_barrier(d, p, end, contact::k_gradient, g, H);
+                for (int j = 0; j < 4; ++j) {
+                    for (int i = 0; i < 3; ++i) {
+                        slope += g(3 * j + i) * step[j](i);
+                    }
+                }
+            },
+            sums[0], sums[1], sums[2]);
+    }
+    INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, m_parts.comm));
+    return {sums[0] / m_data.h2c, sums[1] / m_data.h2c, sums[2] / m_data.h2c};
+}
+
 } // namespace intact::solver

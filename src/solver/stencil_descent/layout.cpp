@@ -51,8 +51,8 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
             const int rows = m_contact->surface().num_vertices();
             m_friction_start = contact::SurfaceField("intact::solver::stencil_friction_start", rows);
             m_obstacle_start = contact::SurfaceField("intact::solver::stencil_obstacle_start", rows);
-            m_x_start = NodeField("intact::solver::stencil_x_start", local.num_local_nodes());
         }
+        m_x_start = NodeField("intact::solver::stencil_x_start", local.num_local_nodes());
     }
 }
 

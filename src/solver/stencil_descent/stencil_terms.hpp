@@ -124,10 +124,10 @@ KOKKOS_INLINE_FUNCTION KVec3 row3(const NodeField& f, int n) {
     return KVec3(f(n, 0), f(n, 1), f(n, 2));
 }
 
-// Weighted barrier b_i κ_i of pair p with stencil positions x (pair_positions order); the derivatives when
-// order > energy.
+// Weighted barrier κ_i b_i of pair p with stencil positions x (pair_positions order), the energy the pair
+// stores (c h² J); the derivatives when order > energy.
 KOKKOS_INLINE_FUNCTION double
-pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
+pair_barrier(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
     const int kind = d.pairs.kind(p);
     const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
     double b = 0.0;
@@ -146,8 +146,14 @@ pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g,
             H *= kappa;
         }
     }
-    b *= kappa;
-    // The pair's lagged friction, on the same stencil slots (spec §10 item 18).
+    return kappa * b;
+}
+
+// pair_barrier with the pair's lagged friction on the same stencil slots (spec §10 item 18): the pair's
+// term of the step's potential.
+KOKKOS_INLINE_FUNCTION double
+pair_term(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12& g, Mat12& H) {
+    double b = pair_barrier(d, p, x, order, g, H);
     const int f = d.pair_friction(p);
     if (f >= 0) {
         Vec12 friction_gradient;
