@@ -91,6 +91,10 @@ private:
     /// Exact (unprojected) Hessians of the elastic and barrier terms in Newton's basin, PSD-projected ones
     /// elsewhere.
     void set_basin(bool in_basin);
+    /// From the x a whole step just reached, further steps along the same direction m_direction while each
+    /// is safe (step bound ≥ 1) and lowers E, at most `max_steps`: the escape from a saddle (solve's step
+    /// 5). Collective.
+    void extend_step(const NodeField& x, const StepProblem& problem, int max_steps, PhaseSeconds& seconds);
 
     StepParts m_parts;
     NewtonSettings m_settings;
