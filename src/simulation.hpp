@@ -121,9 +121,6 @@ public:
     /// The energies as the step certificate counts them (kinetic, elastic, gravitational, the stored
     /// terms with their weights, momentum) at the current state. Collective.
     solver::EnergyAccount energy_account() const;
-    /// energy_account() at a step's end, with the stored terms' slopes along the step for the
-    /// certificate's contact defect (step_certificate.hpp). Collective.
-    solver::EnergyAccount step_end_account();
     /// The integrator (its name, A-search's control numbers).
     const solver::Integrator& integrator() const { return *m_integrator; }
 
@@ -152,6 +149,9 @@ private:
     fall_back(const solver::StepProblem& problem, const solver::StepResult& rejected, bool after_end_step);
     /// The reference method's energy account of the step's start (after its solve: its weights).
     solver::EnergyAccount reference_start_account();
+    /// energy_account() at a step's end, with the stored terms' slopes along the step for the
+    /// certificate's contact defect (step_certificate.hpp). Collective.
+    solver::EnergyAccount step_end_account();
     /// The checkpoint's record of how the run was started: the scene file (absolute) and its overrides.
     nlohmann::json recorded_command() const;
     bool checkpoint_is_due(bool last_step);

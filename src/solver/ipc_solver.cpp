@@ -374,11 +374,12 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 m_contact->accept_trial();
                 m_kappa->observe(m_contact->min_squared_distance());
             }
-            // A saddle: a whole projected step taken while the unbalanced force grew. The projection
-            // clamps the potential's negative curvature to zero, so along it each step moves only as far
-            // as inertia allows, and the force grows by (1 + h²|λ|/m) per iteration: a buckling sheet of
-            // the twisting cloth took 90 whole steps at the iteration cap while its residual grew from 0.12
-            // to 54 m/s², its energy falling all the while. There the same direction goes on while E falls.
+            // A saddle: the last step grew the unbalanced force and this one is whole and projected. The
+            // projection clamps the potential's negative curvature λ to zero, so along it each step moves
+            // only as far as inertia allows and leaves the force multiplied by h²|λ|/m: a buckling sheet of
+            // the twisting cloth took 90 whole steps to the iteration cap while its residual grew from 0.12
+            // to 54 m/s² (×1.07 an iteration), its energy falling all the while. There the same direction
+            // goes on while E falls (extension steps are not counted as Newton iterations).
             if (whole && projected && it > 0 && measures.residual_acceleration > previous_acceleration) {
                 extend_step(x, problem, k_saddle_steps, seconds);
             }

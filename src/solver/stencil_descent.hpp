@@ -28,8 +28,10 @@
 /// (kernels/barrier.hpp), per pair ŝ_i = max(ŝ, s_i(x at insertion)), κ_i = κ d̂ / d̂_i, κ from IPC's
 /// adaptive start at each step. The convergence test (§6.1) is ‖g‖₂ ≤ tolerance ‖g(x⁰)‖₂ + ε_abs over
 /// free owned DOFs, with ε_abs = ε_a h² ‖m‖₂ (ε_a the project's acceleration tolerance: the gradient of
-/// a uniform residual acceleration ε_a), checked before every sweep; `max_sweeps` caps a step with a
-/// logged warning. The color schedule is s = n mod S, c = (n div S) mod T with n counted across steps.
+/// a uniform residual acceleration ε_a), and then the step certificate's balance, max |g|/m < ε_a over
+/// free owned nodes (without a round-off exit: a step whose noise alone stays above ε_a sweeps to the
+/// cap and falls back), checked before every sweep; `max_sweeps` caps a step with a logged warning. The
+/// color schedule is s = n mod S, c = (n div S) mod T with n counted across steps.
 /// Prescribed nodes are placed on their targets at the step's start when that is safe, else by safe
 /// fractions as the sweeps make room, and are fixed rows meanwhile; obstacles likewise.
 ///

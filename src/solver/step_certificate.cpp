@@ -22,8 +22,8 @@ bool moves(const io::RigidMotion& motion) {
     return false;
 }
 
-/// Non-convexity of elasticity and the barrier at large deformation: a share of the step's kinetic
-/// energy that a correct implicit-Euler step may still gain (see the file comment of the header).
+/// Non-convexity of elasticity at large deformation: a share of the step's kinetic energy that a correct
+/// implicit-Euler step may still gain (the barrier's is its convexity defect; the header's file comment).
 constexpr double kinetic_share = 1e-3;
 /// Round-off of the energy sum, relative to the magnitudes of its parts.
 constexpr double round_off = 1e-12;

@@ -46,7 +46,11 @@
 /// 1e-6 of ε_a): gains of up to 8.5e-5 J (3.6% of the kinetic energy) with D_c = 2.2e-4 J while the
 /// elastic defect was negative; the gain shrinks as h² (1.0% at h/2, none at h/4), as D does. An
 /// unbalanced step, an elastic gain beyond the kinetic share, or forces that are not the gradient of
-/// stored energy (`al`'s multipliers at B < ε) are still rejected: D counts the stored terms alone.
+/// stored energy (`al`'s multipliers at B < ε) are still rejected: D counts the stored terms alone. For a
+/// method whose residual g holds every force it applies (ipc, bal, stencil descent), the energy check thus
+/// tests the balance along the step and elasticity's gain against the kinetic share. Stencil descent's own
+/// barrier (its pair set B with ŝᵢ, κᵢ; StepResult::own_barrier_*) counts as a stored term of both ends,
+/// taken with the end's B.
 
 #include "src/core/types.hpp"
 #include "src/io/scene.hpp"

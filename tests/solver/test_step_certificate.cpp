@@ -136,7 +136,7 @@ TEST(StepCertificate, AFrictionlessStackSettlingOnItsBarrierIsCertifiedEveryStep
         const double without_defect = verdict.allowance - std::max(0.0, verdict.contact_defect);
         if (verdict.energy_change > without_defect) {
             ++defect_needed;
-            EXPECT_LE(verdict.energy_change, verdict.contact_defect) << "step " << n;
+            EXPECT_GT(verdict.contact_defect, 0.0) << "step " << n;
         }
     }
     EXPECT_GT(defect_needed, 0) << "no step gained more than the kinetic share: the scene changed";

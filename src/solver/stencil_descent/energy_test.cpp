@@ -185,9 +185,9 @@ std::array<double, 2> StencilDescent::update_energy_change(const NodeField& x, d
 }
 
 std::array<double, 3> StencilDescent::barrier_account(const NodeField& x) {
-    // The step as an update from x back to the start: Δ = x − xᵗ on every local row (owned elements and
-    // pairs read ghosts), on the surface rows (obstacles held: the certificate checks energy only where they
-    // do not move), and each counted pair of B evaluated at x and at x − Δ.
+    // The step Δ = x − xᵗ on every local row (owned elements and pairs read ghosts) and on the surface rows
+    // (obstacles held: the certificate checks energy only where they do not move); each counted pair of B
+    // evaluated at x and at x − Δ = xᵗ.
     const NodeField delta = m_delta;
     const NodeField start = m_x_start;
     Kokkos::parallel_for(
