@@ -32,7 +32,8 @@ IncrementalPotential::IncrementalPotential(const LocalMesh& mesh,
       m_tets(mesh.tets), m_elastic(mesh, scene),
       m_codim(mesh.rest_position, mesh.codim, codim_materials(scene)),
       m_mass("intact::solver::lumped_mass_all", mesh.num_local_nodes()), m_free(std::move(free_mask)),
-      m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes) {
+      m_gradient("intact::solver::gradient", mesh.num_local_nodes()), m_contact_matrix(mesh.num_owned_nodes),
+      m_gradient_matrix(mesh.num_owned_nodes) {
     add_lumped_masses(m_elastic.lumped_mass(), m_codim.lumped_mass(), m_mass);
 }
 
@@ -165,7 +166,7 @@ void IncrementalPotential::add_terms() {
 void IncrementalPotential::gradient_of(const contact::PairStencils& stencils, const NodeField& out) {
     INTACT_REQUIRE(m_contact, "IncrementalPotential: stencils need a contact model");
     Kokkos::deep_copy(out, 0.0);
-    m_contact_matrix.assemble({&stencils}, m_contact->topology(), out, nullptr);
+    m_gradient_matrix.assemble({&stencils}, m_contact->topology(), out, nullptr);
 }
 
 void IncrementalPotential::apply(const NodeField& p, const NodeField& y) {

@@ -144,6 +144,9 @@ private:
     std::vector<EnergyTerm*> m_terms;
     std::vector<contact::PairStencils> m_stencils; ///< one per term
     contact::ContactMatrix m_contact_matrix;       ///< the terms' blocks of owned rows
+    /// gradient_of's own slots: one term's gradient (κ's start, the certificate's slopes, friction work)
+    /// leaves the assembled blocks of m_contact_matrix as they are
+    contact::ContactMatrix m_gradient_matrix;
 };
 
 } // namespace intact::solver
