@@ -210,13 +210,19 @@ void IpcSolver::extend_step(const NodeField& x,
         if (!lower) {
             break;
         }
-        Kokkos::deep_copy(x, m_trial);
-        m_boundary.accept_trial();
-        if (m_contact) {
-            ScopedTimer timer(seconds.contact);
-            m_contact->accept_trial();
-            m_kappa->observe(m_contact->min_squared_distance());
-        }
+        accept_trial(x, seconds);
+    }
+}
+
+void IpcSolver::accept_trial(const NodeField& x, PhaseSeconds& seconds) {
+    Kokkos::deep_copy(x, m_trial);
+    m_boundary.accept_trial();
+    if (m_contact) {
+        // The accepted trial's surface and candidates are those at the new x; the ghost plan of the
+        // segment covers x, so the next assembly needs no refresh.
+        ScopedTimer timer(seconds.contact);
+        m_contact->accept_trial();
+        m_kappa->observe(m_contact->min_squared_distance());
     }
 }
 
@@ -365,15 +371,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             const bool whole = remaining == 0.0 && alpha >= 1.0 && search.alpha >= 1.0;
             const bool projected = !in_basin;
             in_basin = m_barrier_term && whole;
-            Kokkos::deep_copy(x, m_trial);
-            m_boundary.accept_trial();
-            if (m_contact) {
-                // The accepted trial's surface and candidates are those at the new x; the ghost plan of
-                // the segment covers x, so the next assembly needs no refresh.
-                ScopedTimer timer(seconds.contact);
-                m_contact->accept_trial();
-                m_kappa->observe(m_contact->min_squared_distance());
-            }
+            accept_trial(x, seconds);
             // A saddle: the last step grew the unbalanced force and this one is whole and projected. The
             // projection clamps the potential's negative curvature λ to zero, so along it each step moves
             // only as far as inertia allows and leaves the force multiplied by h²|λ|/m: a buckling sheet of

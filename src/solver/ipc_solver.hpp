@@ -91,6 +91,9 @@ private:
     /// Exact (unprojected) Hessians of the elastic and barrier terms in Newton's basin, PSD-projected ones
     /// elsewhere.
     void set_basin(bool in_basin);
+    /// x ← the line search's trial (m_trial), the boundary and contact model with it; κ observes the new
+    /// smallest distance (IPC spec §4.3). Collective.
+    void accept_trial(const NodeField& x, PhaseSeconds& seconds);
     /// From the x a whole step just reached, further steps along the same direction m_direction while each
     /// is safe (step bound ≥ 1) and lowers E, at most `max_steps`: the escape from a saddle (solve's step
     /// 5). Collective.
