@@ -90,7 +90,7 @@ void linearize_constraints(const ConstraintSet& set,
                 state.gradient(i, k) = 0.0;
             }
             if (kind == k_point_plane) {
-                // d = n·(p − p_plane): ∇d = n on the point and −n on the plane's row.
+                // d = n·(p − p_plane) − ξ: ∇d = n on the point and −n on the plane's row.
                 state.distance(i) = plane_signed_distance(rows, xs, topology);
                 for (int k = 0; k < 3; ++k) {
                     state.gradient(i, k) = topology.plane_normal(rows[1], k);
@@ -114,7 +114,9 @@ void linearize_constraints(const ConstraintSet& set,
                 g = kernels::edge_edge_distance_gradient(x[0], x[1], x[2], x[3], c);
             }
             const double d = ::sqrt(s);
-            state.distance(i) = d;
+            // The constraint keeps the offset surfaces δ apart: its distance is the gap d − ξ (ξ the
+            // pair's contact offset, 0 for solids), with the same gradient ∇d.
+            state.distance(i) = d - pair_offset(kind, rows, topology);
             if (d > 0.0) { // CCD keeps safe states apart; a touching pair has no direction to give
                 for (int k = 0; k < 12; ++k) {
                     state.gradient(i, k) = g(k) / (2.0 * d);

@@ -7,7 +7,9 @@
 ///
 ///     c_i(y) = d_i(x) + ∇d_i(x)ᵀ (y − x) − δ,
 ///
-/// d the unsigned distance (point–plane: the signed distance to the plane), y the AL iterate (x̂ in the
+/// d the gap: the unsigned distance less the pair's contact offset ξ (pair_offset; 0 between solids), so
+/// shells and rods keep δ between their offset surfaces (point–plane: the signed distance to the plane
+/// less ξ), y the AL iterate (x̂ in the
 /// spec; "y" here, because x̂ is the integrator's inertial target). With the slack s_i = max(0, c_i − λ_i/μ)
 /// held fixed, the term γ_i [μ/2 (c_i − s_i)² − λ_i (c_i − s_i)] has the gradient μ γ_i (c_i − λ_i/μ − s_i)
 /// ∇d_i (zero for an inactive constraint) and the rank-one PSD Hessian μ γ_i ∇d_i ∇d_iᵀ (AL spec Alg. B).

@@ -134,15 +134,6 @@ void check_codim_support(const Scene& scene) {
         }
         const std::string key = "bodies[" + std::to_string(b) + "].type";
         const std::string what = type == BodyType::shell ? "shell" : "rod";
-        // Contact of shells and rods runs through the barrier methods' pair machinery (ipc, bal); al's
-        // constraint set has not been checked with them yet, so it is refused rather than trusted.
-        if (scene.contact.enabled && scene.solver == "al") {
-            throw InputError(input_error_message(
-                scene.file, key,
-                "solver \"al\" does not handle contact of " + what +
-                    " bodies (nor their contact offsets) yet, and contact.enabled is true",
-                "use solver.type \"ipc\" or \"bal\" (both handle contact of shells and rods)"));
-        }
         if (scene.solver == "stencil_descent") {
             throw InputError(input_error_message(
                 scene.file, key, "solver \"stencil_descent\" does not handle " + what + " bodies yet",
