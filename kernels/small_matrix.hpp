@@ -181,9 +181,38 @@ symmetric_eigen(const MatN<N>& A, VecN<N>& w, MatN<N>& Q, int max_sweeps = k_jac
     return sweep;
 }
 
+/// Whether the symmetric matrix A is positive definite: its Cholesky factorisation (lower triangle read)
+/// finds every pivot > 0. About N³/6 multiplications, against the dozens of N³ of a Jacobi eigensolve.
+template <int N> KOKKOS_INLINE_FUNCTION bool positive_definite(const MatN<N>& A) {
+    MatN<N> L;
+    for (int j = 0; j < N; ++j) {
+        double pivot = A(j, j);
+        for (int k = 0; k < j; ++k) {
+            pivot -= L(j, k) * L(j, k);
+        }
+        if (!(pivot > 0.0)) {
+            return false;
+        }
+        L(j, j) = ::sqrt(pivot);
+        for (int i = j + 1; i < N; ++i) {
+            double value = A(i, j);
+            for (int k = 0; k < j; ++k) {
+                value -= L(i, k) * L(j, k);
+            }
+            L(i, j) = value / L(j, j);
+        }
+    }
+    return true;
+}
+
 /// Replaces the symmetric matrix A by its nearest positive semi-definite matrix (in the Frobenius norm):
-/// A = Q diag(max(w, 0)) Q^T. A matrix that is already PSD comes back unchanged up to round-off.
+/// A = Q diag(max(w, 0)) Q^T. A positive definite matrix (positive_definite: stretched membranes, most
+/// barrier pairs) is its own projection and comes back exactly, without the eigensolve; one that is PSD
+/// but singular comes back unchanged up to round-off.
 template <int N> KOKKOS_INLINE_FUNCTION void project_psd(MatN<N>& A) {
+    if (positive_definite<N>(A)) {
+        return;
+    }
     VecN<N> w;
     MatN<N> Q;
     symmetric_eigen<N>(A, w, Q);
