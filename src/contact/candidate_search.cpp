@@ -239,6 +239,57 @@ void sort_pairs(const PairList& found,
 
 } // namespace
 
+namespace {
+
+// The box of rows[first .. first + count) at xs, inflated by r on each side, on axis d: as fill_boxes.
+KOKKOS_INLINE_FUNCTION void row_box(const ConstSurfaceField& xs,
+                                    const int rows[4],
+                                    int first,
+                                    int count,
+                                    int d,
+                                    double r,
+                                    double& lo,
+                                    double& hi) {
+    double a = xs(rows[first], d);
+    double b = a;
+    for (int k = first; k < first + count; ++k) {
+        const double x = xs(rows[k], d);
+        a = a < x ? a : x;
+        b = b > x ? b : x;
+    }
+    lo = a - r;
+    hi = b + r;
+}
+
+} // namespace
+
+void select_overlapping(const PairList& pairs, const ConstSurfaceField& xs, double inflation, PairList& out) {
+    const double r = 0.5 * inflation;
+    select_pairs(
+        "intact::contact::select_overlapping", pairs,
+        KOKKOS_LAMBDA(const int k) {
+            const int kind = pairs.kind(k);
+            if (kind == k_point_plane) {
+                return true;
+            }
+            const int rows[4] = {pairs.rows(k, 0), pairs.rows(k, 1), pairs.rows(k, 2), pairs.rows(k, 3)};
+            // Point–triangle: {point} against {t0, t1, t2}; edge–edge: {a0, a1} against {b0, b1}.
+            const int split = kind == k_point_triangle ? 1 : 2;
+            for (int d = 0; d < 3; ++d) {
+                double alo = 0.0, ahi = 0.0, blo = 0.0, bhi = 0.0;
+                row_box(xs, rows, 0, split, d, r, alo, ahi);
+                row_box(xs, rows, split, 4 - split, d, r, blo, bhi);
+                const double lo = alo > blo ? alo : blo;
+                const double hi = ahi < bhi ? ahi : bhi;
+                if (!(lo <= hi)) {
+                    return false;
+                }
+            }
+            return true;
+        },
+        out);
+}
+
 CandidateSearch::CandidateSearch(const ContactSurface& surface, double dhat)
     : m_surface(surface), m_hash(broad_phase_cell(surface, dhat)) {}
 

@@ -19,6 +19,13 @@
 
 namespace intact::contact {
 
+/// out := the pairs of `pairs` whose primitives' boxes at xs overlap, each box inflated by half of
+/// `inflation` with the broad phase's arithmetic (point–plane pairs are all kept, as find keeps every owned
+/// free row against every plane), in their order. For the swept candidates of a segment and an xs on it
+/// (every row between its two ends) this is the list find gives at xs: each box at xs lies inside its swept
+/// box, so no pair is missed, and the test is the broad phase's own. Device work. Local.
+void select_overlapping(const PairList& pairs, const ConstSurfaceField& xs, double inflation, PairList& out);
+
 class CandidateSearch {
 public:
     /// `surface` must outlive the search. The hash cell is the mean rest length of the bodies' boundary

@@ -35,6 +35,7 @@ void ContactModel::fill(const NodeField& field,
 }
 
 void ContactModel::gather(const NodeField& x, const ConstSurfaceField& obstacles) {
+    m_segment = false;
     fill(x, obstacles, m_xs);
     m_search.find(m_xs, ConstSurfaceField(), m_reach, m_candidates);
     select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
@@ -45,20 +46,31 @@ void ContactModel::update_segment(const NodeField& x,
                                   const NodeField& d,
                                   const ConstSurfaceField& obstacle_step) {
     m_surface.update_ghosts(x, &d, m_reach);
+    m_trial_on_segment = false;
     fill(x, obstacles, m_xs);
     fill(d, obstacle_step, m_ps);
     m_search.find(m_xs, m_ps, m_reach, m_swept);
+    m_segment = true;
 }
 
 void ContactModel::gather_positions(const NodeField& x, const ConstSurfaceField& obstacles) {
+    m_segment = false;
     fill(x, obstacles, m_xs);
 }
 
 void ContactModel::gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles) {
+    m_trial_on_segment = false;
     fill(trial, obstacles, m_ts);
 }
 
+void ContactModel::gather_segment_trial(const NodeField& trial, const ConstSurfaceField& obstacles) {
+    fill(trial, obstacles, m_ts);
+    m_trial_on_segment = m_segment;
+}
+
 void ContactModel::accept_trial() {
+    m_segment = false;
+    m_trial_on_segment = false;
     std::swap(m_xs, m_ts);
     std::swap(m_candidates, m_scratch);
     select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
@@ -75,6 +87,10 @@ void ContactModel::gather_step(const NodeField& d, const ConstSurfaceField& obst
 const PairList& ContactModel::candidates_at(const ConstSurfaceField& xs) {
     if (xs.data() == m_xs.data()) {
         return m_candidates; // the iterate's, current since the last gather or accepted trial
+    }
+    if (m_trial_on_segment && xs.data() == m_ts.data()) {
+        select_overlapping(m_swept, xs, m_reach, m_scratch);
+        return m_scratch;
     }
     m_search.find(xs, ConstSurfaceField(), m_reach, m_scratch);
     return m_scratch;

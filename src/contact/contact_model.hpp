@@ -47,6 +47,13 @@ public:
                         const ConstSurfaceField& obstacle_step);
     /// Gather a trial point with the current plan into trial(). Collective.
     void gather_trial(const NodeField& trial, const ConstSurfaceField& obstacles);
+    /// As gather_trial, for a trial on the segment of the last update_segment: every row (obstacle rows
+    /// too) between its two ends, as a line-search point x + α d with 0 ≤ α ≤ 1 is. candidates_at(trial())
+    /// then selects the segment's swept pairs that overlap at the trial (select_overlapping: the same pairs
+    /// a broad phase there finds) instead of running the broad phase again. After an accept_trial or a new
+    /// gather of positions() there is no segment until the next update_segment, and this is gather_trial.
+    /// Collective.
+    void gather_segment_trial(const NodeField& trial, const ConstSurfaceField& obstacles);
     /// The last trial point became the iterate: it is positions() from now on, with the candidates the
     /// barrier found there (its last candidates_at) and their active subset. Call it after an accepted
     /// line-search trial whose energy was the last one evaluated; no communication. Local.
@@ -72,8 +79,9 @@ public:
     const PairList& active() const { return m_active; }
     /// The swept candidates of the last update_segment (pairs within reach() somewhere on the segment).
     const PairList& swept() const { return m_swept; }
-    /// Candidates within d̂ at surface field xs: candidates() when xs is positions(), else a search into a
-    /// scratch list (valid until the next call). Local.
+    /// Candidates within d̂ at surface field xs: candidates() when xs is positions(), the segment's swept
+    /// pairs that overlap there when xs is a trial() gathered on the segment (gather_segment_trial), else a
+    /// search; both into a scratch list (valid until the next call). Local.
     const PairList& candidates_at(const ConstSurfaceField& xs);
 
     /// Largest α in (0, 1] along positions() + α step() that closes no pair by more than 80% of its gap,
@@ -107,6 +115,8 @@ private:
     CandidateSearch m_search;
     SurfaceField m_xs, m_ps, m_ts, m_ds;
     PairList m_candidates, m_active, m_swept, m_scratch;
+    bool m_segment = false;          ///< m_swept is the segment from positions() (update_segment)
+    bool m_trial_on_segment = false; ///< trial() was gathered on that segment (gather_segment_trial)
 };
 
 } // namespace intact::contact

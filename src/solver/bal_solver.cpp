@@ -180,7 +180,7 @@ bool BalSolver::search_step(const NodeField& x,
             search = backtrack(alpha, remaining > 0.0, [&](double a) {
                 m_boundary.trial_point(x, m_direction, a, m_trial);
                 if (m_contact) {
-                    m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
+                    m_contact->gather_segment_trial(m_trial, m_boundary.obstacle_trial()); // collective
                 }
                 const auto change = m_potential.energy_change(x, m_trial, problem, terms_at_x);
                 energy_scale = change.second;

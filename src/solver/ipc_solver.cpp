@@ -201,7 +201,7 @@ void IpcSolver::extend_step(const NodeField& x,
                 m_contact ? m_potential.term_energies(m_contact->positions()) : std::vector<double>{};
             m_boundary.trial_point(x, m_direction, 1.0, m_trial);
             if (m_contact) {
-                m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
+                m_contact->gather_segment_trial(m_trial, m_boundary.obstacle_trial()); // collective
             }
             const auto [change, scale] = m_potential.energy_change(x, m_trial, problem, terms_at_x);
             const LineSearchSettings settings;
@@ -337,7 +337,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 search = backtrack(alpha, remaining > 0.0, [&](double a) {
                     m_boundary.trial_point(x, m_direction, a, m_trial);
                     if (m_contact) {
-                        m_contact->gather_trial(m_trial, m_boundary.obstacle_trial()); // collective
+                        m_contact->gather_segment_trial(m_trial, m_boundary.obstacle_trial()); // collective
                     }
                     const auto change = m_potential.energy_change(x, m_trial, problem, terms_at_x);
                     energy_scale = change.second;

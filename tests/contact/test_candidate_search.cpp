@@ -362,6 +362,24 @@ Counts check_configuration(Setup& setup, const NodeField& x, const NodeField& p,
     search.find(xs, ps, dhat, swept);
     EXPECT_TRUE(same_keys(keys_of(swept), reference_candidates(surface, xs_host, &ps_host, dhat)));
     counts.swept = comm::allreduce_sum(setup.comm, static_cast<double>(swept.count));
+    // Points on the segment: the swept pairs that overlap there are the pairs a search there finds, in the
+    // same order (what a line search reads instead of searching again, ContactModel::gather_segment_trial).
+    for (const double alpha : {0.0, 0.37, 1.0}) {
+        SurfaceField trial = surface.make_field("trial");
+        const auto xs_view = xs;
+        const auto ps_view = ps;
+        Kokkos::parallel_for(
+            "intact::test::segment_point", Kokkos::RangePolicy<ExecSpace>(0, surface.num_vertices()),
+            KOKKOS_LAMBDA(const int r) {
+                for (int c = 0; c < 3; ++c) {
+                    trial(r, c) = xs_view(r, c) + alpha * ps_view(r, c);
+                }
+            });
+        PairList direct, filtered;
+        search.find(trial, {}, dhat, direct);
+        contact::select_overlapping(swept, trial, dhat, filtered);
+        EXPECT_EQ(keys_of(filtered), keys_of(direct)) << "alpha " << alpha;
+    }
     std::uint64_t mine = checksum(keys_of(swept), checksum(found));
     MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_BXOR, setup.comm);
     counts.checksum = mine;
