@@ -687,7 +687,15 @@ void Simulation::write_output(int step, double time) {
         add_cell(codim.segments[k], codim.segment_body[k], codim.segment_id[k]);
     }
     if (m_obstacle_output) { // rank 0
-        const io::VtkObstacles obstacles = m_obstacle_output->at(time);
+        // Where the simulation holds the obstacles (their rows lag their prescription after a step that
+        // ended short of its targets), not where their motion prescribes them.
+        const auto rows = Kokkos::create_mirror_view_and_copy(HostSpace(), m_boundary->obstacle_positions());
+        std::vector<Vec3> obstacle_rows;
+        for (int r = m_surface->num_vertices() - m_surface->num_obstacle_rows();
+             r < m_surface->num_vertices(); ++r) {
+            obstacle_rows.push_back({rows(r, 0), rows(r, 1), rows(r, 2)});
+        }
+        const io::VtkObstacles obstacles = m_obstacle_output->at(time, obstacle_rows);
         m_vtk->write(step, time, piece, &obstacles);
     } else {
         m_vtk->write(step, time, piece);

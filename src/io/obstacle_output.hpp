@@ -20,12 +20,23 @@ public:
 
     bool empty() const { return m_frame.cells.empty(); }
 
-    /// The obstacles at time t (s).
+    /// The obstacles at time t (s), where their motion prescribes them.
     VtkObstacles at(double time) const;
+    /// The obstacles where the simulation holds them: `rows` are the contact surface's obstacle rows
+    /// (ContactSurface: every mesh obstacle's vertices in scene order, then one point per plane). They are
+    /// the prescribed positions except after a step that ended before its obstacles reached their targets
+    /// (a step at its iteration cap, NOT CERTIFIED), from which the obstacles lag; written at their
+    /// prescribed place, they would cross bodies the simulation kept them apart from. Mesh vertices take
+    /// their rows; a plane's square moves with its row's lag (planes only translate).
+    VtkObstacles at(double time, const std::vector<Vec3>& rows) const;
 
 private:
     VtkObstacles m_frame;              ///< at time 0
     std::vector<RigidMotion> m_motion; ///< per point
+    /// Per point: its obstacle row (mesh vertices), or −1 − r for a plane's corner with plane row r.
+    std::vector<int> m_row;
+    int m_num_rows = 0;            ///< obstacle rows (mesh vertices, then planes)
+    std::vector<Vec3> m_row_point; ///< per plane row: the plane's point at time 0 (other rows unused)
 };
 
 } // namespace intact::io
