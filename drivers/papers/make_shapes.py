@@ -7,7 +7,13 @@ unit_tet.msh: the tetrahedron (0,0,0), (1,0,0), (0,0,1), (0,1,0), the shape of I
 used by the converted IPC example inputs/papers/ipc/tet_tet.json.
 ring.msh: a ring (torus of square cross-section) about the z axis, centre-line radius 0.25, tube 0.05 wide,
 24 segments around and 2 x 2 cells across, each hexahedron in six tetrahedra (216 nodes, 576 tets; IPC's
-torus.msh has 200 and 491): the links of inputs/papers/ipc/chain_rings.json.
+torus.msh has 200 and 491): the links of inputs/papers/ipc/chain_rings.json and
+inputs/papers/al/chain_box.json.
+holed_plate.obj: an obstacle, a round plate 0.02 thick (z from -0.01 to 0.01) of radius 0.4 with a round hole of
+radius 0.07 about the z axis, 32 segments around: the plate of inputs/papers/al/through_hole.json.
+rod.obj: an obstacle, a closed cylinder about the z axis from z = 0 to 0.6, radius 0.0525 (0.75 of the hole's,
+the paper's 0.18 m rod in its 0.24 m hole), 32 segments around: the rod that pushes the body through the hole.
+The obstacles' triangles face outwards.
 """
 
 import math
@@ -68,6 +74,57 @@ def ring(radius=0.25, width=0.05, segments=24, cells=2):
     return nodes, tets
 
 
+def write_obj(path, title, vertices, triangles):
+    """A Wavefront .obj of `vertices` (x, y, z) and `triangles` (three 0-based vertex indices each)."""
+    lines = [f"# {title} (drivers/papers/make_shapes.py)"]
+    lines += [f"v {x:.12g} {y:.12g} {z:.12g}" for x, y, z in vertices]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in triangles]
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def circle(radius, z, segments):
+    return [(radius * math.cos(2.0 * math.pi * i / segments), radius * math.sin(2.0 * math.pi * i / segments), z)
+            for i in range(segments)]
+
+
+def wall(first, second, segments, outwards=True):
+    """The triangles joining ring `first` (lower) to ring `second` (upper) of `segments` vertices each, facing
+    away from the z axis (`outwards`) or towards it."""
+    triangles = []
+    for i in range(segments):
+        a, b = first + i, first + (i + 1) % segments
+        c, d = second + (i + 1) % segments, second + i
+        triangles += [(a, b, c), (a, c, d)] if outwards else [(a, c, b), (a, d, c)]
+    return triangles
+
+
+def rod(radius=0.0525, length=0.6, segments=32):
+    """A closed cylinder about the z axis from z = 0 to `length`: two rings, two cap centres."""
+    vertices = circle(radius, 0.0, segments) + circle(radius, length, segments) + [(0.0, 0.0, 0.0),
+                                                                                   (0.0, 0.0, length)]
+    bottom, top = 2 * segments, 2 * segments + 1
+    triangles = wall(0, segments, segments)
+    for i in range(segments):
+        j = (i + 1) % segments
+        triangles += [(bottom, j, i), (top, segments + i, segments + j)]
+    return vertices, triangles
+
+
+def holed_plate(hole=0.07, radius=0.4, thickness=0.02, segments=32):
+    """A round plate about the z axis, z from -thickness/2 to thickness/2, with a round hole: the rings of the
+    hole (below, above) and of the rim (below, above), joined by the two faces and the two walls."""
+    h = 0.5 * thickness
+    vertices = (circle(hole, -h, segments) + circle(hole, h, segments) + circle(radius, -h, segments) +
+                circle(radius, h, segments))
+    hole_below, hole_above, rim_below, rim_above = 0, segments, 2 * segments, 3 * segments
+    triangles = wall(rim_below, rim_above, segments) + wall(hole_below, hole_above, segments, outwards=False)
+    for i in range(segments):
+        j = (i + 1) % segments
+        triangles += [(hole_above + i, rim_above + i, rim_above + j), (hole_above + i, rim_above + j, hole_above + j)]
+        triangles += [(hole_below + i, rim_below + j, rim_below + i), (hole_below + i, hole_below + j, rim_below + j)]
+    return vertices, triangles
+
+
 def main(argv):
     root = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2] / "inputs/meshes/papers"
     root.mkdir(parents=True, exist_ok=True)
@@ -76,6 +133,10 @@ def main(argv):
     print(f"wrote {root / 'unit_tet.msh'}")
     write_msh(root / "ring.msh", *ring())
     print(f"wrote {root / 'ring.msh'}")
+    write_obj(root / "holed_plate.obj", "plate of radius 0.4, 0.02 thick, hole of radius 0.07", *holed_plate())
+    print(f"wrote {root / 'holed_plate.obj'}")
+    write_obj(root / "rod.obj", "closed rod of radius 0.0525 from z = 0 to 0.6", *rod())
+    print(f"wrote {root / 'rod.obj'}")
     return 0
 
 
