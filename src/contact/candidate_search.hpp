@@ -23,7 +23,9 @@ namespace intact::contact {
 /// `inflation` with the broad phase's arithmetic (point–plane pairs are all kept, as find keeps every owned
 /// free row against every plane), in their order. For the swept candidates of a segment and an xs on it
 /// (every row between its two ends) this is the list find gives at xs: each box at xs lies inside its swept
-/// box, so no pair is missed, and the test is the broad phase's own. Device work. Local.
+/// box, so no pair is missed, and the test is the broad phase's own. One exception, harmless: a row snapped
+/// onto its target at α = 1 may lie one rounding beyond the swept end x + (target − x); a pair missed so
+/// has boxes just touching, a gap of about the inflation, and is not active. Device work. Local.
 void select_overlapping(const PairList& pairs, const ConstSurfaceField& xs, double inflation, PairList& out);
 
 class CandidateSearch {

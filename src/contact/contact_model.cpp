@@ -36,6 +36,7 @@ void ContactModel::fill(const NodeField& field,
 
 void ContactModel::gather(const NodeField& x, const ConstSurfaceField& obstacles) {
     m_segment = false;
+    m_trial_on_segment = false;
     fill(x, obstacles, m_xs);
     m_search.find(m_xs, ConstSurfaceField(), m_reach, m_candidates);
     select_active(m_candidates, m_xs, topology(), s_hat(), m_active);
@@ -55,6 +56,7 @@ void ContactModel::update_segment(const NodeField& x,
 
 void ContactModel::gather_positions(const NodeField& x, const ConstSurfaceField& obstacles) {
     m_segment = false;
+    m_trial_on_segment = false;
     fill(x, obstacles, m_xs);
 }
 
@@ -81,6 +83,8 @@ void ContactModel::gather_direction(const NodeField& p) {
 }
 
 void ContactModel::gather_step(const NodeField& d, const ConstSurfaceField& obstacle_step) {
+    m_segment = false; // step() is no longer the swept segment's
+    m_trial_on_segment = false;
     fill(d, obstacle_step, m_ps);
 }
 

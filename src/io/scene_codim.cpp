@@ -137,7 +137,7 @@ void check_codim_support(const Scene& scene) {
         if (scene.solver == "stencil_descent") {
             throw InputError(input_error_message(
                 scene.file, key, "solver \"stencil_descent\" does not handle " + what + " bodies yet",
-                "use solver.type \"ipc\" or \"bal\""));
+                "use solver.type \"ipc\", \"bal\" or \"al\""));
         }
     }
 }

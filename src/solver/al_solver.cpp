@@ -338,7 +338,7 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
 
     for (int lag = 1;; ++lag) {
         // 2. Outer iterations until the weight B of the first K_min iterates of this lag is below ε and,
-        //    while constraints are held (`settle`), y passes the stopping rule with the multipliers; while
+        //    while no constraint is held or with `settle`, y passes the stopping rule; while
         //    y's prescribed rows are short of their targets, each time that holds they go on by the next
         //    safe fraction and the outer iterations run again (one budget of max_outer_iterations).
         loop.lag_iterations = 0;
@@ -397,6 +397,7 @@ void AlSolver::run_outer_iterations(
     int k = 0;               // outer iterations of this call (one boundary stage of a lag)
     double last_alpha = 0.0; // α of the last segment
     bool settling = false;   // past B < ε, iterating until y passes the stopping rule
+    bool unheld = false;     // settling because no constraint is held (not for `settle`)
     for (;;) {
         if (loop.weight <= m_options.epsilon) {
             // B < ε ends the step (the paper) only while constraints are held and `settle` is off. With no
@@ -404,9 +405,20 @@ void AlSolver::run_outer_iterations(
             // about its balance: K_min = 2 steps left a buckling sheet 1.3 m/s² short of it (median over
             // the twisting cloth's steps), and a body in free flight after an impact by far more; it
             // iterates until the stopping rule passes, one Newton direction more where it already does.
-            settling = loop.boundary_placed && (m_options.settle || !holds_constraints());
-            if (!settling) {
-                break;
+            const bool held = holds_constraints();
+            if (unheld && held && !m_options.settle) {
+                // Contact appeared while the step settled free: the paper's loop again for it, from B = 1
+                // with K_min iterations, rather than one dual update and out.
+                loop.weight = 1.0;
+                k = 0;
+                unheld = false;
+                settling = false;
+            } else {
+                settling = loop.boundary_placed && (m_options.settle || !held);
+                unheld = settling && !held;
+                if (!settling) {
+                    break;
+                }
             }
         }
         if (loop.lag_iterations == m_options.max_outer_iterations) {
@@ -415,7 +427,10 @@ void AlSolver::run_outer_iterations(
                 "or lower time.dt)";
             const int n = loop.lag_iterations;
             if (settling) {
-                log::warn() << "al: " << n << " outer iterations without the multipliers settling" << advice;
+                log::warn() << "al: " << n
+                            << (unheld ? " outer iterations without passing the stopping rule"
+                                       : " outer iterations without the multipliers settling")
+                            << advice;
             } else if (!loop.boundary_placed) {
                 log::warn() << "al: " << n
                             << " outer iterations without the prescribed nodes reaching their targets"

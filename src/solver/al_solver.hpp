@@ -17,11 +17,16 @@
 ///   4. takes α from the inversion bound and CCD along x → y (one global MIN) and moves x.
 /// The step ends when B = Π_{k ≥ K_min} (1 − α_k) < ε (cumulative TOI, §1.5; if y's prescribed rows
 /// are short of their targets, they go on by the next safe fraction and the outer iterations run again,
-/// within the same budget) and, with `settle` while
-/// any constraint is held, once the first Newton direction of an outer iteration passes the
-/// Newton-type stopping rule (stopping_rule.hpp) with the multipliers of the last dual update; at the latest
-/// after `max_outer_iterations` (logged; the step reports not converged). With free motion (no constraint
-/// held, no prescribed motion left to stage) a step takes exactly K_min Newton steps.
+/// within the same budget) and, while no constraint is held or with `settle`, once the first Newton
+/// direction of an outer iteration passes the Newton-type stopping rule (stopping_rule.hpp) with the
+/// multipliers of the last dual update; at the latest after `max_outer_iterations` (logged; the step
+/// reports not converged). With no constraint held the step is plain Newton and B says nothing about its
+/// balance; a contact that appears while such a step settles starts the paper's loop again (B = 1). A
+/// line search that fails while settling does not end it: the next outer iteration moves x towards y and
+/// may add constraints (ending it there left a landing sheet 0.009 m/s² unbalanced); a step where nothing
+/// moves any more runs to max_outer_iterations and reports not converged. Free motion
+/// (no constraint held, no prescribed motion left to stage) takes K_min Newton steps and one more Newton
+/// direction, which passes the stopping rule where the motion is linear.
 ///
 /// Where y starts (`start`). The paper resets y to xᵗ (§2.9). With lagged friction that start has zero
 /// slips, so the first Newton step sees the friction's sticking stiffness: a sliding block's base holds
@@ -116,7 +121,7 @@ private:
         bool boundary_placed = false; ///< y's prescribed rows are on their targets
     };
     /// One call of Alg. B: its Newton iterations, and whether it stopped at once because y already passed
-    /// the stopping rule (asked after a new friction lag, and past B < ε with `settle`).
+    /// the stopping rule (asked after a new friction lag, and past B < ε while settling).
     struct Subproblem {
         int iterations = 0;
         bool settled = false;
@@ -132,7 +137,7 @@ private:
                                 StepResult& result,
                                 bool stop_if_settled,
                                 int max_newton);
-    /// Outer iterations until B < ε and, with `settle` while constraints are held, until y passes the
+    /// Outer iterations until B < ε and, while no constraint is held or with `settle`, until y passes the
     /// stopping rule (or the cap): sets result.converged. `after_lag`: the first subproblem tests whether y
     /// already passes the stopping rule.
     void run_outer_iterations(

@@ -1,8 +1,8 @@
 // The barrier-free augmented Lagrangian (solver.type "al", AL spec §5.4 and §8) on 1-4 ranks: free motion
-// in exactly K_min Newton steps with the free displacement kept, a block coming to rest on a plane (Σλ/h² →
-// its weight, gap → δ, α → 1), momentum through a frictional impact, Coulomb on a tilted plane (sticking and
-// sliding), the pure-penalty ablation stalling
-// where AL terminates, and the same positions on every rank count.
+// in K_min Newton steps and one that checks the balance, with the free displacement kept, a block coming to
+// rest on a plane (Σλ/h² → its weight, gap → δ, α → 1), momentum through a frictional impact, Coulomb on a
+// tilted plane (sticking and sliding), the pure-penalty ablation stalling where AL terminates, and the same
+// positions on every rank count.
 #include "comm/collectives.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"

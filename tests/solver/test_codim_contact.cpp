@@ -247,6 +247,7 @@ TEST(CodimContact, AlKeepsTheContactOffsets) {
     // al rests δ = d̂ beyond the offsets (measured: 1.000e-3 m for both), less what its multipliers leave
     // unresolved; the CCD alone would keep a constraint on the bare distance just beyond the offsets.
     const double dhat = 1e-3;
+    EXPECT_EQ(uncertified, 0);
     EXPECT_GT(sheet_lowest, top + sheet_offset + 0.5 * dhat);
     EXPECT_GT(rod_lowest, top + rod_radius + 0.5 * dhat);
     EXPECT_LT(sheet_lowest, top + sheet_offset + 3e-3); // it landed
