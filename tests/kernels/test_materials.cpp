@@ -301,6 +301,15 @@ TEST(SmallMatrix, SymmetricEigenMatchesHostAndProjectsToNearestPsd) {
     check(A12, evaluate_symmetric_eigen<12>(A12));
     // A PSD matrix is left as it is.
     EXPECT_TRUE(near(evaluate_symmetric_eigen<12>(A12).projected.back(), A12.back(), 1e-13, 0.0));
+    // The Cholesky test that lets project_psd skip the eigensolve: true for a positive definite matrix
+    // (m mᵀ of a random m), false for an indefinite one whose diagonal is positive, or a negative pivot late.
+    EXPECT_TRUE(positive_definite<12>(A12.back()));
+    MatN<2> indefinite;
+    indefinite << 1.0, 2.0, 2.0, 1.0; // eigenvalues 3 and −1
+    EXPECT_FALSE(positive_definite<2>(indefinite));
+    MatN<12> late = MatN<12>::Identity();
+    late(10, 11) = late(11, 10) = 1.5; // a 2×2 block with eigenvalues 2.5 and −0.5 at the end
+    EXPECT_FALSE(positive_definite<12>(late));
 }
 
 TEST(SmallMatrix, Svd3IsSignedProperAndAccurate) {
