@@ -74,7 +74,14 @@ CheckReport check_output(const std::string& directory, std::ostream& log) {
         step.step_index = number >= 0 ? number : static_cast<int>(s);
         step.time = series[s].time;
         step.file = series[s].file.string();
-        detail::check_scene(scene, obstacles.entries, step.time, step);
+        // The obstacles where the simulation held them (the step's written obstacles), else where their
+        // motion prescribes them (output without them, or of an older Intact).
+        const fs::path written = series[s].file.parent_path() / series[s].file.stem() / "obstacles.vtu";
+        std::vector<detail::Obstacle> held;
+        if (any_obstacles && fs::is_regular_file(written)) {
+            held = detail::held_obstacles(obstacles.entries, detail::read_points(written));
+        }
+        detail::check_scene(scene, held.empty() ? obstacles.entries : held, step.time, step);
 
         log << "step " << step.step_index << " t=" << step.time << ": " << step.intersecting_pairs
             << " intersecting triangle pairs, " << step.inverted_tets << " inverted tetrahedra";

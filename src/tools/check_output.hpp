@@ -29,14 +29,17 @@
 ///   their `scale`, `rotate_deg` and `translate`, then at the step's time t (the .pvd `timestep`; 0 is
 ///   the scene's start) by their rigid motion (`velocity`, `angular_velocity` about `center`; the formula
 ///   the simulator moves obstacle rows with, kernels/rigid_motion.hpp; without rotation p + v t, each
-///   coordinate rounded once). A body boundary triangle that meets (touching counts) a triangle, a segment
-///   or a lone vertex of a mesh obstacle (segments and points as degenerate triangles) is reported,
-///   decided exactly on those positions in the same broad phase; so is a mesh obstacle vertex inside or
-///   on a body tetrahedron (a point that passed the surface between two output steps). A body boundary vertex
-///   x on or behind a plane (n·(x − p(t)) <= 0, n pointing to the free side) is reported, the sign decided
-///   exactly for the rounded p(t); testing the vertices suffices, as boundary triangles are their convex
-///   hulls. Without scene.resolved.json (output of an older Intact, or a copy without it) obstacles are not
-///   checked and the log says so.
+///   coordinate rounded once). Where the step's written obstacles are there (steps/<step>/obstacles.vtu,
+///   as Intact writes them: where the simulation held them, which after a step that ended short of its
+///   obstacles' targets is behind their motion), their points are taken instead: mesh vertices as
+///   written, a plane through its square's first corner. A body boundary triangle that meets (touching
+///   counts) a triangle, a segment or a lone vertex of a mesh obstacle (segments and points as degenerate
+///   triangles) is reported, decided exactly on those positions in the same broad phase; so is a mesh
+///   obstacle vertex inside or on a body tetrahedron (a point that passed the surface between two output
+///   steps). A body boundary vertex x on or behind a plane (n·(x − p(t)) <= 0, n pointing to the free side)
+///   is reported, the sign decided exactly for the rounded p(t); testing the vertices suffices, as boundary
+///   triangles are their convex hulls. Without scene.resolved.json (output of an older Intact, or a copy
+///   without it) obstacles are not checked and the log says so.
 ///
 /// The predicates are exact for finite inputs whose products neither overflow nor underflow (coordinates
 /// between about 1e-90 and 1e90 in magnitude, or zero): a floating-point filter with Shewchuk's error

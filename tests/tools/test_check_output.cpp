@@ -609,6 +609,38 @@ TEST_F(CheckOutput, MovingMeshObstacleIsReportedOnlyWhileItCutsTheBody) {
     }
 }
 
+TEST_F(CheckOutput, WrittenObstaclesAreCheckedWhereTheSimulationHeldThem) {
+    // The square's motion would cut the box at t = 0.01 and 0.02 (as in the test above), but the written
+    // obstacles (steps/<step>/obstacles.vtu: a plane's 4 corners, then the square's 4 vertices) hold it below
+    // the box, as a simulation does whose steps ended before its obstacles reached their targets; the plane
+    // is written 1 m above its prescribed place at t = 0.03, through the box. The check follows the file.
+    const std::string dir = output_dir("mesh_held");
+    fs::create_directories(dir);
+    nlohmann::json rising = mesh_obstacle(write_square_obj(dir, "square.obj", -0.015));
+    rising["velocity"] = {0.0, 0.0, 50.0};
+    write_obstacles(dir, {plane(-5.0), rising});
+    {
+        intact::io::VtkSeriesWriter writer(MPI_COMM_WORLD, dir);
+        for (int s = 0; s < 4; ++s) {
+            intact::io::VtkObstacles held;
+            const double plane_z = s == 3 ? 0.5 : -5.0; // the last: through the box
+            held.points = {{-9, -9, plane_z}, {9, -9, plane_z}, {9, 9, plane_z}, {-9, 9, plane_z}};
+            for (const auto& [x, y] : {std::pair{-1.0, -1.0}, {3.0, -1.0}, {3.0, 2.0}, {-1.0, 2.0}}) {
+                held.points.push_back({x, y, -0.015});
+            }
+            held.cells = {{0, 1, 2, 3}, {4, 5, 6}, {4, 6, 7}};
+            held.cell_obstacle = {0, 1, 1};
+            writer.write(s, 0.01 * static_cast<double>(s), scene_piece({box(0.0, 1.0)}), &held);
+        }
+    }
+    const CheckReport report = check(dir);
+    ASSERT_EQ(report.steps.size(), 4u);
+    for (std::size_t s = 0; s < 4; ++s) {
+        EXPECT_EQ(report.steps[s].obstacle_triangle_pairs, 0) << "step " << s;
+        EXPECT_EQ(report.steps[s].vertices_behind_planes > 0, s == 3) << "step " << s;
+    }
+}
+
 TEST_F(CheckOutput, WithoutTheResolvedSceneObstaclesAreNotCheckedAndTheLogSaysSo) {
     const std::string dir = output_dir("no_resolved_scene");
     write_series(dir, {{box(0.0, 1.0)}});

@@ -194,4 +194,28 @@ Obstacles read_obstacles(const fs::path& directory) {
     return obstacles;
 }
 
+std::vector<Obstacle> held_obstacles(const std::vector<Obstacle>& prescribed,
+                                     const std::vector<Vec3>& points) {
+    std::vector<Obstacle> held = prescribed;
+    std::size_t next = 0;
+    for (Obstacle& obstacle : held) {
+        const std::size_t count = obstacle.is_plane ? 4 : obstacle.mesh.nodes.size();
+        if (next + count > points.size()) {
+            return {};
+        }
+        if (obstacle.is_plane) {
+            obstacle.point = points[next]; // a corner of the square lies on the plane; planes only translate
+        } else {
+            std::copy(points.begin() + static_cast<std::ptrdiff_t>(next),
+                      points.begin() + static_cast<std::ptrdiff_t>(next + count),
+                      obstacle.mesh.nodes.begin());
+        }
+        obstacle.velocity = {0.0, 0.0, 0.0};
+        obstacle.angular_velocity = {0.0, 0.0, 0.0};
+        obstacle.center = {0.0, 0.0, 0.0};
+        next += count;
+    }
+    return next == points.size() ? held : std::vector<Obstacle>{};
+}
+
 } // namespace intact::tools::detail

@@ -122,6 +122,23 @@ std::vector<SeriesEntry> read_series(const fs::path& pvd) {
     return entries;
 }
 
+std::vector<Vec3> read_points(const fs::path& vtu) {
+    vtkNew<vtkXMLUnstructuredGridReader> reader;
+    reader->SetFileName(vtu.string().c_str());
+    reader->Update();
+    vtkUnstructuredGrid* grid = reader->GetOutput();
+    if (grid == nullptr || grid->GetPoints() == nullptr) {
+        throw InputError(quoted(vtu) + " could not be read as an unstructured grid with points; " + k_rerun);
+    }
+    std::vector<Vec3> points(static_cast<std::size_t>(grid->GetNumberOfPoints()));
+    for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+        double p[3];
+        grid->GetPoint(i, p);
+        points[static_cast<std::size_t>(i)] = {p[0], p[1], p[2]};
+    }
+    return points;
+}
+
 std::vector<fs::path> read_piece_list(const fs::path& pvtu) {
     vtkNew<vtkXMLDataParser> parser;
     vtkXMLDataElement* root = parse_vtk_xml(parser, pvtu, "PUnstructuredGrid", k_rerun);

@@ -30,6 +30,9 @@ struct SeriesEntry {
 /// missing or `pvd` is malformed.
 std::vector<SeriesEntry> read_series(const fs::path& pvd);
 
+/// The points of an unstructured grid file (.vtu), in order. Throws InputError when it cannot be read.
+std::vector<Vec3> read_points(const fs::path& vtu);
+
 /// The pieces a .pvtu lists, as paths.
 std::vector<fs::path> read_piece_list(const fs::path& pvtu);
 
