@@ -63,7 +63,10 @@ ObstacleOutput::ObstacleOutput(const SceneMesh& scene_mesh, const Scene& scene) 
             place_plane(obstacle, point, normal);
             m_row_point.resize(static_cast<std::size_t>(next_plane_row) + 1);
             m_row_point[static_cast<std::size_t>(next_plane_row)] = point;
-            for (const Vec3& corner : plane_square(point, normal, center, diagonal)) {
+            const std::vector<Vec3> corners = plane_square(point, normal, center, diagonal);
+            INTACT_REQUIRE(corners.size() == written_obstacle_points(true, 0),
+                           "ObstacleOutput: a plane's square has " << corners.size() << " corners");
+            for (const Vec3& corner : corners) {
                 m_frame.points.push_back(corner);
                 m_row.push_back(-1 - next_plane_row);
             }

@@ -9,9 +9,17 @@
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/scene_mesh.hpp"
 
+#include <cstddef>
 #include <vector>
 
 namespace intact::io {
+
+/// How many points one obstacle takes in the written obstacles (`steps/<step>/obstacles.vtu`), which hold
+/// every obstacle in scene order: a plane as the 4 corners of a square on it, a mesh as its vertices.
+/// `intact check` reads a step's obstacles back by this layout (tools/check_output/obstacles.hpp).
+inline std::size_t written_obstacle_points(bool is_plane, std::size_t mesh_vertices) {
+    return is_plane ? 4 : mesh_vertices;
+}
 
 class ObstacleOutput {
 public:

@@ -6,9 +6,11 @@
 #include "src/tools/check_output.hpp"
 
 #include "src/core/error.hpp"
+#include "src/io/obstacle_output.hpp"
 #include "src/io/scene.hpp"
 #include "src/io/vtk_writer.hpp"
 #include "src/mesh/box_mesh.hpp"
+#include "src/mesh/scene_mesh.hpp"
 #include "src/simulation.hpp"
 
 #include <gtest/gtest.h>
@@ -609,27 +611,43 @@ TEST_F(CheckOutput, MovingMeshObstacleIsReportedOnlyWhileItCutsTheBody) {
     }
 }
 
+void expect_input_error(const std::string& dir, const std::vector<std::string>& texts);
+
 TEST_F(CheckOutput, WrittenObstaclesAreCheckedWhereTheSimulationHeldThem) {
     // The square's motion would cut the box at t = 0.01 and 0.02 (as in the test above), but the written
-    // obstacles (steps/<step>/obstacles.vtu: a plane's 4 corners, then the square's 4 vertices) hold it below
-    // the box, as a simulation does whose steps ended before its obstacles reached their targets; the plane
-    // is written 1 m above its prescribed place at t = 0.03, through the box. The check follows the file.
+    // obstacles hold it below the box, as a simulation does whose steps ended before its obstacles reached
+    // their targets; the plane is held 5.5 m above its prescribed place at t = 0.03, through the box. The
+    // obstacles are written as the simulation writes them (io::ObstacleOutput from the obstacle rows); the
+    // check follows the file.
     const std::string dir = output_dir("mesh_held");
     fs::create_directories(dir);
     nlohmann::json rising = mesh_obstacle(write_square_obj(dir, "square.obj", -0.015));
     rising["velocity"] = {0.0, 0.0, 50.0};
     write_obstacles(dir, {plane(-5.0), rising});
+
+    // The same two obstacles as the simulation holds them: a scene and its placed obstacle meshes.
+    intact::io::Scene scene;
+    scene.obstacles.resize(2);
+    scene.obstacles[0].kind = intact::io::Obstacle::Kind::plane;
+    scene.obstacles[0].point = {0.0, 0.0, -5.0};
+    scene.obstacles[0].normal = {0.0, 0.0, 1.0};
+    scene.obstacles[1].kind = intact::io::Obstacle::Kind::mesh;
+    scene.obstacles[1].motion.velocity = {0.0, 0.0, 50.0};
+    intact::SceneMesh scene_mesh;
+    scene_mesh.obstacle_meshes.resize(2);
+    intact::TriMesh& square = scene_mesh.obstacle_meshes[1];
+    square.nodes = {{-1, -1, -0.015}, {3, -1, -0.015}, {3, 2, -0.015}, {-1, 2, -0.015}};
+    square.tris = {{0, 1, 2}, {0, 2, 3}};
+    scene_mesh.bbox_min = {0.0, 0.0, 0.0};
+    scene_mesh.bbox_max = {2.0, 1.0, 1.0};
+    const intact::io::ObstacleOutput obstacles(scene_mesh, scene);
     {
         intact::io::VtkSeriesWriter writer(MPI_COMM_WORLD, dir);
         for (int s = 0; s < 4; ++s) {
-            intact::io::VtkObstacles held;
-            const double plane_z = s == 3 ? 0.5 : -5.0; // the last: through the box
-            held.points = {{-9, -9, plane_z}, {9, -9, plane_z}, {9, 9, plane_z}, {-9, 9, plane_z}};
-            for (const auto& [x, y] : {std::pair{-1.0, -1.0}, {3.0, -1.0}, {3.0, 2.0}, {-1.0, 2.0}}) {
-                held.points.push_back({x, y, -0.015});
-            }
-            held.cells = {{0, 1, 2, 3}, {4, 5, 6}, {4, 6, 7}};
-            held.cell_obstacle = {0, 1, 1};
+            // Obstacle rows: the square's vertices where it stayed, then the plane's point.
+            std::vector<Vec3> rows = square.nodes;
+            rows.push_back({0.0, 0.0, s == 3 ? 0.5 : -5.0});
+            const intact::io::VtkObstacles held = obstacles.at(0.01 * static_cast<double>(s), rows);
             writer.write(s, 0.01 * static_cast<double>(s), scene_piece({box(0.0, 1.0)}), &held);
         }
     }
@@ -639,6 +657,35 @@ TEST_F(CheckOutput, WrittenObstaclesAreCheckedWhereTheSimulationHeldThem) {
         EXPECT_EQ(report.steps[s].obstacle_triangle_pairs, 0) << "step " << s;
         EXPECT_EQ(report.steps[s].vertices_behind_planes > 0, s == 3) << "step " << s;
     }
+}
+
+TEST_F(CheckOutput, ACorruptWrittenObstacleFileIsOneInputErrorNamingIt) {
+    const std::string dir = output_dir("obstacles_corrupt");
+    fs::create_directories(dir);
+    write_obstacles(dir, {plane(-5.0)});
+    {
+        intact::io::VtkSeriesWriter writer(MPI_COMM_WORLD, dir);
+        intact::io::VtkObstacles held;
+        held.points = {{-9, -9, -5}, {9, -9, -5}, {9, 9, -5}, {-9, 9, -5}};
+        held.cells = {{0, 1, 2, 3}};
+        held.cell_obstacle = {0};
+        writer.write(0, 0.0, scene_piece({box(0.0, 1.0)}), &held);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::vector<fs::path> written;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+        if (entry.path().filename() == "obstacles.vtu") {
+            written.push_back(entry.path());
+        }
+    }
+    ASSERT_EQ(written.size(), 1u);
+    if (rank == 0) {
+        std::ofstream(written[0]) << "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece Number";
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_input_error(dir, {written[0].string(), "cannot be read as a VTK unstructured grid"});
 }
 
 TEST_F(CheckOutput, WithoutTheResolvedSceneObstaclesAreNotCheckedAndTheLogSaysSo) {

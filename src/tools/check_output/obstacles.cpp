@@ -6,6 +6,7 @@
 
 #include "src/core/error.hpp"
 #include "src/io/mesh_reader.hpp"
+#include "src/io/obstacle_output.hpp"
 #include "src/mesh/scene_mesh.hpp"
 #include "src/tools/check_output/predicates.hpp"
 #include "src/tools/check_output/series.hpp"
@@ -199,7 +200,7 @@ std::vector<Obstacle> held_obstacles(const std::vector<Obstacle>& prescribed,
     std::vector<Obstacle> held = prescribed;
     std::size_t next = 0;
     for (Obstacle& obstacle : held) {
-        const std::size_t count = obstacle.is_plane ? 4 : obstacle.mesh.nodes.size();
+        const std::size_t count = io::written_obstacle_points(obstacle.is_plane, obstacle.mesh.nodes.size());
         if (next + count > points.size()) {
             return {};
         }

@@ -46,8 +46,8 @@ struct Obstacles {
 };
 
 /// The obstacles where the simulation held them at one step, from the points of that step's written
-/// obstacles (`steps/<step>/obstacles.vtu`, io/obstacle_output.hpp: every obstacle in scene order, a plane
-/// as the 4 corners of a square on it, a mesh as its vertices), as obstacles at rest there (no motion).
+/// obstacles (`steps/<step>/obstacles.vtu`, laid out as io::written_obstacle_points says), as obstacles at
+/// rest there (no motion).
 /// They differ from `prescribed` moved to the step's time after a step that ended before its obstacles
 /// reached their targets. Empty when the points are not laid out so (output of an older Intact).
 std::vector<Obstacle> held_obstacles(const std::vector<Obstacle>& prescribed,

@@ -77,6 +77,28 @@ parse_vtk_xml(vtkXMLDataParser* parser, const fs::path& file, const char* type, 
 
 const char* const k_rerun = "run the simulation again into this folder, or check a complete copy of it";
 
+/// Reads `file` with `reader`, VTK's messages observed: a file VTK cannot read, or reads with errors, is one
+/// InputError naming it (never VTK's own printout, nor an empty grid taken as data). The grid belongs to
+/// `reader`.
+vtkUnstructuredGrid* read_grid(vtkXMLUnstructuredGridReader* reader, const fs::path& file) {
+    vtkNew<VtkMessages> messages;
+    vtkNew<VtkMessages> pipeline_messages; // only "the reader failed", after the reader said why
+    observe(reader, messages);
+    observe(reader->GetExecutive(), pipeline_messages);
+    reader->SetParserErrorObserver(messages);
+    reader->SetReaderErrorObserver(messages);
+    reader->SetFileName(file.string().c_str());
+    reader->Update();
+    vtkUnstructuredGrid* grid = reader->GetOutput();
+    if (!messages->errors().empty() || !pipeline_messages->errors().empty() || grid == nullptr) {
+        const std::string& why =
+            messages->errors().empty() ? pipeline_messages->errors() : messages->errors();
+        throw InputError(quoted(file) + " cannot be read as a VTK unstructured grid (" + why + "); " +
+                         k_rerun);
+    }
+    return grid;
+}
+
 } // namespace
 
 std::string quoted(const fs::path& path) {
@@ -124,17 +146,13 @@ std::vector<SeriesEntry> read_series(const fs::path& pvd) {
 
 std::vector<Vec3> read_points(const fs::path& vtu) {
     vtkNew<vtkXMLUnstructuredGridReader> reader;
-    reader->SetFileName(vtu.string().c_str());
-    reader->Update();
-    vtkUnstructuredGrid* grid = reader->GetOutput();
-    if (grid == nullptr || grid->GetPoints() == nullptr) {
-        throw InputError(quoted(vtu) + " could not be read as an unstructured grid with points; " + k_rerun);
+    vtkUnstructuredGrid* grid = read_grid(reader, vtu);
+    if (grid->GetPoints() == nullptr) {
+        throw InputError(quoted(vtu) + " holds no points; " + k_rerun);
     }
     std::vector<Vec3> points(static_cast<std::size_t>(grid->GetNumberOfPoints()));
     for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
-        double p[3];
-        grid->GetPoint(i, p);
-        points[static_cast<std::size_t>(i)] = {p[0], p[1], p[2]};
+        grid->GetPoint(i, points[static_cast<std::size_t>(i)].data());
     }
     return points;
 }
@@ -169,22 +187,8 @@ void add_piece(const fs::path& file,
                SceneMesh& scene,
                std::unordered_map<GlobalId, int>& node_index,
                std::unordered_set<GlobalId>& seen_tets) {
-    vtkNew<VtkMessages> messages;
     vtkNew<vtkXMLUnstructuredGridReader> reader;
-    vtkNew<VtkMessages> pipeline_messages; // only "the reader failed", after the reader said why
-    observe(reader, messages);
-    observe(reader->GetExecutive(), pipeline_messages);
-    reader->SetParserErrorObserver(messages);
-    reader->SetReaderErrorObserver(messages);
-    reader->SetFileName(file.string().c_str());
-    reader->Update();
-    vtkUnstructuredGrid* grid = reader->GetOutput();
-    if (!messages->errors().empty() || !pipeline_messages->errors().empty() || grid == nullptr) {
-        const std::string& why =
-            messages->errors().empty() ? pipeline_messages->errors() : messages->errors();
-        throw InputError(quoted(file) + " cannot be read as a VTK unstructured grid (" + why + "); " +
-                         k_rerun);
-    }
+    vtkUnstructuredGrid* grid = read_grid(reader, file);
     const vtkIdType num_points = grid->GetNumberOfPoints();
     const vtkIdType num_cells = grid->GetNumberOfCells();
     vtkDataArray* point_ids = grid->GetPointData()->GetArray("global_id");
