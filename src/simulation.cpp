@@ -410,6 +410,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     int uncertified = 0;
     int fallbacks = 0;
     int fallbacks_certified = 0;
+    int repaired_itself = 0;
     const int first_step = m_step + 1;
     Kokkos::Timer run_timer;
     for (int n = first_step; n <= m_scene.steps; ++n) {
@@ -419,6 +420,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         uncertified += result.converged ? 0 : 1;
         fallbacks += m_verdict.fell_back() ? 1 : 0;
         fallbacks_certified += m_verdict.fell_back() && result.converged ? 1 : 0;
+        repaired_itself += m_verdict.repaired_itself ? 1 : 0;
         // A fallback step's residual is the fallback's stopping measure.
         const solver::StepSolver& measured = m_verdict.fell_back() ? *m_reference : *m_solver;
         log::info() << "step " << m_step << "  t " << m_time << " s  " << iterations_text(result) << "  "
@@ -426,6 +428,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
                     << (*measured.residual_unit() ? " " : "") << measured.residual_unit() << "  |r|/m "
                     << residual_acceleration_text(result.residual_acceleration)
                     << (m_verdict.fell_back() ? "  solved by " + m_verdict.repaired_by : "")
+                    << (m_verdict.repaired_itself ? "  repaired" : "")
                     << (result.converged ? ""
                                          : "  NOT CERTIFIED: " +
                                                m_verdict.explain(m_certificate->acceleration_tolerance()))
@@ -446,6 +449,11 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
                         << " of " << m_scene.steps << " (t " << m_time << " s)";
             break;
         }
+    }
+    if (repaired_itself > 0) {
+        log::info() << repaired_itself << " of " << m_scene.steps << " steps failed the step certificate as "
+                    << m_solver->name() << " first ended them and were certified after " << m_solver->name()
+                    << " went on from there; see \"repair\" in metrics.jsonl";
     }
     if (fallbacks > 0) {
         log::warn() << fallbacks << " of " << m_scene.steps << " steps failed the step certificate with "

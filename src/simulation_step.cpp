@@ -102,8 +102,24 @@ solver::StepResult Simulation::step() {
     problem.force = m_forces->field();
     solver::StepResult result = m_solver->solve(m_x, problem);
 
-    // 2. The method's test and the balance of forces; a rejected step is solved again.
+    // 2. The method's test and the balance of forces; a rejected step is repaired by its method, going on
+    //    from where it stopped, where the method can (StepSolver::repair), else solved again.
     m_verdict = m_certificate->judge_balance(result, m_solver->tests_balance());
+    if (!m_verdict.certified()) {
+        const std::vector<std::string> failed = m_verdict.failed();
+        const int method_iterations = result.sweeps >= 0 ? result.sweeps : result.iterations;
+        const double method_residual = result.residual_acceleration;
+        if (m_solver->repair(m_x, problem, result, can_fall_back())) {
+            m_verdict = m_certificate->judge_balance(result, m_solver->tests_balance());
+            if (m_verdict.certified()) {
+                m_verdict.repaired_checks = failed;
+                m_verdict.repaired_by = m_solver->name();
+                m_verdict.repaired_itself = true;
+                m_verdict.method_iterations = method_iterations;
+                m_verdict.method_residual_acceleration = method_residual;
+            }
+        }
+    }
     if (!m_verdict.certified() && can_fall_back()) {
         result = fall_back(problem, result, false);
     }

@@ -39,19 +39,20 @@ KOKKOS_INLINE_FUNCTION double constraint_value(const PairList& pairs,
     return c;
 }
 
-// The constraint's term at c (AL spec §1.4). Near contact (slack at most δ when assembled) the slack is
-// held, as Alg. B does: γ (μ/2 (c − s)² − λ (c − s)), a spring about the iterate that keeps constraints
-// from flickering. A constraint whose slack exceeds δ is clearly apart; for it the slack is minimised out
+// The constraint's term at c (AL spec §1.4). Near contact (slack at most the penalty's `release` when
+// assembled: δ in the paper's loop) the slack is held, as Alg. B does: γ (μ/2 (c − s)² − λ (c − s)), a
+// spring about the iterate that keeps constraints from flickering. A constraint whose slack exceeds it is
+// clearly apart (while a step settles, every inactive one: AlSolver); for it the slack is minimised out
 // instead, ψ(c) = γ (μ c²/2 − λ c) for c ≤ λ/μ and −γ λ²/(2μ) beyond: flat, no spring. Held slacks on such
 // constraints hold separating bodies back until γ fades (two_blocks_impact kept 3.3 J of 128 J after
 // separation, against 21.6 J with ipc).
-KOKKOS_INLINE_FUNCTION bool released(double slack, double delta) {
-    return slack > delta;
+KOKKOS_INLINE_FUNCTION bool released(double slack, double release) {
+    return slack > release;
 }
 
 KOKKOS_INLINE_FUNCTION double
-term_energy(double c, double slack, double lambda, double gamma, double mu, double delta) {
-    if (released(slack, delta)) {
+term_energy(double c, double slack, double lambda, double gamma, double mu, double release) {
+    if (released(slack, release)) {
         return c <= lambda / mu ? gamma * (0.5 * mu * c * c - lambda * c)
                                 : -gamma * lambda * lambda / (2.0 * mu);
     }
@@ -147,6 +148,7 @@ double al_local_energy(const ConstraintSet& set,
     const ConstraintState state = set.state();
     const double mu = penalty.mu;
     const double delta = penalty.delta;
+    const double release = penalty.release;
     double total = 0.0;
     Kokkos::parallel_reduce(
         "intact::contact::al_energy", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
@@ -157,7 +159,7 @@ double al_local_energy(const ConstraintSet& set,
                 return;
             }
             sum += term_energy(constraint_value(pairs, state, i, xs, ys, delta), state.slack(i),
-                               state.lambda(i), state.gamma(i), mu, delta);
+                               state.lambda(i), state.gamma(i), mu, release);
         },
         total);
     return total;
@@ -178,6 +180,7 @@ void al_derivatives(const ConstraintSet& set,
     const auto out_hessian = out.hessian;
     const double mu = penalty.mu;
     const double delta = penalty.delta;
+    const double release = penalty.release;
     Kokkos::parallel_for(
         "intact::contact::al_derivatives", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
@@ -190,7 +193,7 @@ void al_derivatives(const ConstraintSet& set,
             }
             const double c = constraint_value(pairs, state, i, xs, ys, delta);
             // A released constraint (term_energy) has neither force nor stiffness at the iterate.
-            const bool held = !released(state.slack(i), delta);
+            const bool held = !released(state.slack(i), release);
             const double force =
                 held ? mu * state.gamma(i) * (c - state.lambda(i) / mu - state.slack(i)) : 0.0;
             for (int k = 0; k < 12; ++k) {

@@ -31,6 +31,9 @@ namespace intact::contact {
 struct AlPenalty {
     double mu = 0.0;
     double delta = 0.0;
+    /// A constraint whose slack exceeds this is released (al_constraints.cpp, term_energy): δ in the
+    /// paper's loop, 0 while a step settles (AlSolver).
+    double release = 0.0;
 };
 
 /// d_i and ∇d_i of every constraint at the safe state xs, into the set's state (distance, gradient).

@@ -601,6 +601,12 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
         o.literal_order = al.optional<bool>("literal_order", o.literal_order);
         o.pure_penalty = al.optional<bool>("pure_penalty", o.pure_penalty);
         o.settle = al.optional<bool>("settle", o.settle);
+        o.repair = al.optional<std::string>("repair", o.repair);
+        if (o.repair != "without_fallback" && o.repair != "always" && o.repair != "never") {
+            al.fail("repair", "unknown value '" + o.repair + "'",
+                    "use \"without_fallback\" (settle on only where no fallback can solve the step again), "
+                    "\"always\" (before the fallback) or \"never\"");
+        }
         o.start = al.optional<std::string>("start", o.start);
         if (o.start != "inertial" && o.start != "positions") {
             al.fail("start", "unknown value '" + o.start + "'",

@@ -461,6 +461,12 @@ std::vector<SceneKey> build_table() {
     k.push_back(boolean("solver.al.settle")
                     .default_value(al.settle)
                     .means("iterate past B < ε until the stopping rule passes"));
+    k.push_back(text("solver.al.repair")
+                    .one_of({"without_fallback", "always", "never"})
+                    .default_value(al.repair)
+                    .means("when a step that ends unbalanced settles on from where it stopped: only where no "
+                           "fallback can solve it again (A-search, solver.fallback \"none\"), always (before "
+                           "the fallback), or never (the paper's steps as they end)"));
     k.push_back(text("solver.al.start")
                     .one_of({"inertial", "positions"})
                     .default_value(al.start)

@@ -34,8 +34,40 @@ constexpr double smallest_rest_volume = 1e-3;
 // the drop at the second rebound instead of 0.96); two keeps it.
 constexpr int capped_inner_iterations = 2;
 constexpr double followed = 0.5;
-// Young's modulus (Pa) from which `al` warns at the start without `settle`: on impacts of bodies this
-// stiff a step ended (B < ε after K_min) with the multipliers far from the contact forces, every step
+// Settling (past B < ε, until y passes the stopping rule: with `settle`, in a repair, or with no constraint
+// held), every inactive constraint is released (its slack minimised out) and μ grows by `settle_mu_growth`
+// per outer iteration with constraints held, up to `settle_mu_largest` times the step's μ. The multipliers'
+// error shrinks by about K/(K + μ) per dual update (K the stiffness along the constraint): at the paper's μ
+// (a tenth of the largest Hessian diagonal) by 0.9-0.96 on stiff contact. The slack held fixed in the
+// Newton iterations, as Alg. B holds it, is a spring of stiffness γμ on every constraint near contact:
+// an inactive one (λ = 0, slack > 0) resists the node's free motion with it while γ fades (0.9 per dual
+// update), so a node 35 m/s² out of balance beside a plane on `inputs/ball_squeeze.json` crept on for 40
+// outer iterations; released, it moves at once. Measured there (2 ranks, `settle`): 2614 Newton
+// iterations in 40 steps with neither, 913 with both. A faster or larger growth (×4 up to 1e4) diverged on
+// sliding frictional blocks (two or three Newton steps per dual update do not solve a subproblem that
+// stiff: 6e6 m/s² left), ×2 up to 1e2 repaired 11 of their 12 steps.
+constexpr double settle_mu_growth = 2.0;
+constexpr double settle_mu_largest = 1e2;
+// Outer iterations a repair may take (AlSolver::repair) before the step falls back, and the factor by
+// which its unbalanced force must fall over every `repair_window` of them for it to go on (it may rise at
+// first, while μ grows). Measured at 2 ranks over the first 20 steps of `inputs/` scenes (Newton
+// iterations; every step certified in each column; "fallback" solves every failed step again with `ipc`):
+//   scene              fallback   repair (then fallback)   repair, budget 50, no progress rule
+//   ball_squeeze         515        497 (11 repaired)        433 (19 repaired)
+//   stack                129        265 (2)                  840 (10)
+//   two_blocks_impact    171        221 (9)                  569 (9)
+//   cloth_drop           246        335 (0)
+//   default              552        764 (3)
+// A repair settles in about ten outer iterations or creeps with the force near ε_a; where `ipc` can
+// take the step it is the cheaper repair, so `repair` defaults to the steps no fallback can take.
+constexpr int repair_iterations = 15;
+// A repair no fallback stands behind (A-search, solver.fallback "none") goes on to this cap whatever its
+// progress: the steel bar landing of test_step_certificate (step 3) needs more than 15.
+constexpr int lone_repair_iterations = 50;
+constexpr double repair_progress = 0.5;
+constexpr std::size_t repair_window = 4;
+// Young's modulus (Pa) from which `al` warns at the start without `settle` or `repair`: on impacts of bodies
+// this stiff a step ended (B < ε after K_min) with the multipliers far from the contact forces, every step
 // reported converged. Implicit Euler, h = 0.01 s: a 2 kg block landing at 2 m/s went from 6.21 J to 8.56 J
 // at 3e7 Pa, and lost energy as `ipc`'s did at 1e7 Pa (README "Augmented-Lagrangian solver").
 constexpr double impact_stiffness = 3e7;
@@ -76,13 +108,14 @@ AlSolver::AlSolver(const StepParts& parts, const NewtonSettings& settings)
     }
     for (std::size_t b = 0; b < parts.scene.bodies.size(); ++b) {
         const io::Body& body = parts.scene.bodies[b];
-        if (body.material.youngs_modulus >= impact_stiffness && !m_options.settle) {
+        if (body.material.youngs_modulus >= impact_stiffness && !m_options.settle &&
+            m_options.repair == "never") {
             log::warn() << "al: " << io::body_label(body, b) << " has E = " << body.material.youngs_modulus
                         << " Pa; from " << impact_stiffness
-                        << " Pa al was measured to end impacts with their multipliers far from the contact "
-                           "forces (energy gained, every step reported converged); set solver.al.settle to "
-                           "true (the step iterates until the stopping rule passes; slower), or use "
-                           "solver.type \"ipc\" (the default) or \"bal\"";
+                        << " Pa the paper's loop was measured to end impacts with their multipliers far from "
+                           "the contact forces (energy gained), and solver.al.repair is \"never\": such "
+                           "steps fall back to solver.fallback or stay uncertified; set solver.al.repair, or "
+                           "solver.al.settle to true, or use solver.type \"ipc\" (the default) or \"bal\"";
             break;
         }
     }
@@ -236,6 +269,7 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
             const NewtonMeasures measures =
                 measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
+            m_settle_residual = measures.residual_acceleration;
             if (measures.converged(m_settings.stop)) {
                 result.residual_acceleration = measures.residual_acceleration; // at the y the step keeps
                 done.settled = true;
@@ -303,8 +337,10 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         ScopedTimer timer(seconds.assembly);
         m_potential.assemble_elastic(x, problem);
     }
-    m_penalty.mu = m_options.mu_scale * largest_free_diagonal();
+    m_mu = m_options.mu_scale * largest_free_diagonal();
+    m_penalty.mu = m_mu;
     m_penalty.delta = m_options.offset ? *m_options.offset : m_contact.dhat();
+    m_penalty.release = m_penalty.delta;
     {
         ScopedTimer timer(seconds.contact);
         m_contact.surface().begin_step(x);
@@ -332,7 +368,8 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         Kokkos::deep_copy(m_direction, 0.0);
     }
     axpy(x, 1.0, m_direction, m_y);
-    OuterLoop loop;
+    m_loop = OuterLoop{};
+    OuterLoop& loop = m_loop;
     loop.boundary_placed = place_boundary();
     advance_segment(x, seconds);
 
@@ -342,6 +379,7 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         //    y's prescribed rows are short of their targets, each time that holds they go on by the next
         //    safe fraction and the outer iterations run again (one budget of max_outer_iterations).
         loop.lag_iterations = 0;
+        loop.cap = m_options.max_outer_iterations;
         run_outer_iterations(x, problem, result, loop, lag > 1);
         while (lag == 1 && result.converged && !loop.boundary_placed) {
             loop.boundary_placed = place_boundary();
@@ -358,11 +396,41 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
         result.friction_lags = lag + 1;
     }
     result.residual = loop.weight;
+    finish(x, problem, result);
+    return result;
+}
 
+bool AlSolver::repair(const NodeField& x,
+                      const StepProblem& problem,
+                      StepResult& result,
+                      bool can_fall_back) {
+    // By default only where no fallback can take the step: where one can, solving the step again costs less
+    // on most scenes (the constants above). Not where y's prescribed rows stopped short of their targets:
+    // that is no balance the multipliers can settle.
+    const bool wanted =
+        m_options.repair == "always" || (m_options.repair == "without_fallback" && !can_fall_back);
+    if (!wanted || !m_loop.boundary_placed) {
+        return false;
+    }
+    m_loop.repairing = true;
+    // With a fallback behind it a repair stops early where it creeps; without one it has the longer
+    // budget, since nothing else would certify the step.
+    m_loop.cap = m_loop.lag_iterations + (can_fall_back ? repair_iterations : lone_repair_iterations);
+    m_loop.repair_residuals.clear();
+    m_loop.repair_watches_progress = can_fall_back;
+    run_outer_iterations(x, problem, result, m_loop, false);
+    m_loop.repairing = false;
+    result.residual = m_loop.weight;
+    finish(x, problem, result);
+    return true;
+}
+
+void AlSolver::finish(const NodeField& x, const StepProblem& problem, StepResult& result) {
+    PhaseSeconds& seconds = result.seconds;
     // 4. The prescribed rows onto their targets when the rest of their motion is safe.
     //    Not when y's rows stopped short (a crushing step): the 20% rule alone could take them the rest of
     //    the way past the rest-volume floor that stopped them.
-    if (loop.boundary_placed && m_boundary.remaining(x) > 0.0 &&
+    if (m_loop.boundary_placed && m_boundary.remaining(x) > 0.0 &&
         m_bound.along(x, m_boundary.step(), m_boundary) >= 1.0) {
         m_boundary.arrive(x);
     }
@@ -384,15 +452,14 @@ StepResult AlSolver::solve(const NodeField& x, const StepProblem& problem) {
             comm::allreduce_min(m_parts.comm, std::min(local, m_contact.min_squared_distance()));
         result.min_distance = std::sqrt(smallest);
     }
-    result.outer_iterations = loop.iterations;
-    result.mean_toi = loop.iterations > 0 ? loop.alpha_sum / loop.iterations : 1.0;
-    return result;
+    result.outer_iterations = m_loop.iterations;
+    result.mean_toi = m_loop.iterations > 0 ? m_loop.alpha_sum / m_loop.iterations : 1.0;
 }
 
 void AlSolver::run_outer_iterations(
     const NodeField& x, const StepProblem& problem, StepResult& result, OuterLoop& loop, bool after_lag) {
     PhaseSeconds& seconds = result.seconds;
-    loop.weight = 1.0; // B
+    loop.weight = loop.repairing ? 0.0 : 1.0; // B
     loop.settled = false;
     int k = 0;               // outer iterations of this call (one boundary stage of a lag)
     double last_alpha = 0.0; // α of the last segment
@@ -414,14 +481,18 @@ void AlSolver::run_outer_iterations(
                 unheld = false;
                 settling = false;
             } else {
-                settling = loop.boundary_placed && (m_options.settle || !held);
+                settling = loop.boundary_placed && (m_options.settle || loop.repairing || !held);
                 unheld = settling && !held;
                 if (!settling) {
                     break;
                 }
             }
         }
-        if (loop.lag_iterations == m_options.max_outer_iterations) {
+        if (loop.lag_iterations >= loop.cap) {
+            result.converged = false;
+            if (loop.repairing) {
+                return; // the step falls back, and says why
+            }
             const char* advice =
                 "; the step ends at the last safe state (raise solver.al.max_outer_iterations, "
                 "or lower time.dt)";
@@ -446,6 +517,9 @@ void AlSolver::run_outer_iterations(
         if (!m_options.literal_order) {
             insert_pending();
         }
+        // Settling (below), an inactive constraint is released: its slack minimised out, no spring.
+        m_penalty.release = settling ? 0.0 : m_penalty.delta;
+        m_penalty.mu = settling ? m_mu * loop.mu_growth : m_mu;
         // Alg. B's loop, capped where x followed y at least half way on the last segment (see the
         // constants above).
         const int max_newton =
@@ -453,6 +527,18 @@ void AlSolver::run_outer_iterations(
         const Subproblem subproblem =
             solve_subproblem(x, problem, result, (after_lag && k == 0) || settling, max_newton);
         result.iterations += subproblem.iterations;
+        if (loop.repairing && loop.repair_watches_progress && !subproblem.settled) {
+            // A repair goes on only while the unbalanced force falls fast: by half at least over every
+            // `repair_window` outer iterations (the constants above). Where it does not, the multipliers
+            // converge slowly and solving the step again with the fallback costs less.
+            std::vector<double>& seen = loop.repair_residuals;
+            seen.push_back(m_settle_residual);
+            if (seen.size() > repair_window &&
+                seen.back() > repair_progress * seen[seen.size() - 1 - repair_window]) {
+                result.converged = false;
+                return;
+            }
+        }
         if (subproblem.settled) {
             loop.settled = !settling; // a new lag that changed nothing ends the lag loop too
             loop.weight = 0.0;
@@ -460,6 +546,9 @@ void AlSolver::run_outer_iterations(
         }
         if (m_options.literal_order) {
             insert_pending();
+        }
+        if (settling && !unheld) {
+            loop.mu_growth = std::min(loop.mu_growth * settle_mu_growth, settle_mu_largest);
         }
 
         // α along x → y (inversion bound and CCD, global MIN), the pairs colliding on the rest of the
@@ -480,11 +569,11 @@ void AlSolver::run_outer_iterations(
         // Safeguard (spec §2.7): a long stall doubles μ and halves δ for the rest of the step.
         loop.stalled = alpha < stalled_step ? loop.stalled + 1 : 0;
         if (loop.stalled == stall_limit) {
-            m_penalty.mu *= 2.0;
+            m_mu *= 2.0;
             m_penalty.delta *= 0.5;
             loop.stalled = 0;
             log::info() << "al: " << stall_limit << " outer iterations with α < " << stalled_step
-                        << "; μ doubled to " << m_penalty.mu << ", δ halved to " << m_penalty.delta << " m";
+                        << "; μ doubled to " << m_mu << ", δ halved to " << m_penalty.delta << " m";
         }
     }
     result.converged = loop.weight <= m_options.epsilon;

@@ -81,6 +81,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace intact::solver {
 
@@ -92,6 +93,12 @@ public:
     const char* residual_name() const override { return "B"; } // cumulative-TOI weight
     const char* residual_unit() const override { return ""; }
     StepResult solve(const NodeField& x, const StepProblem& problem) override;
+    /// Settles the step from where solve stopped: outer iterations in the settling mode (al_solver.cpp)
+    /// until y passes the stopping rule, while the unbalanced force falls fast, at most
+    /// `repair_iterations` of them. As `solver.al.repair` says: by default only where no fallback can take
+    /// the step; never for a step whose prescribed rows stopped short of their targets. Collective.
+    bool
+    repair(const NodeField& x, const StepProblem& problem, StepResult& result, bool can_fall_back) override;
     /// The constraint set (pairs with λ, γ, slack and linearisation) by global ids, each constraint from
     /// the rank that counts it; every rank then takes back the constraints it holds. Nothing else
     /// carries over: μ, δ and the pending pairs are recomputed at the step's start (the first segment's
@@ -118,7 +125,12 @@ private:
         int stalled = 0;              ///< consecutive iterations with α < the stall threshold
         bool settled = false;         ///< after a new lag, y already passed the stopping rule
         int lag_iterations = 0;       ///< outer iterations of the current lag, over its boundary stages
+        int cap = 0;                  ///< lag_iterations at which the outer iterations stop
         bool boundary_placed = false; ///< y's prescribed rows are on their targets
+        bool repairing = false;       ///< settling from the first iteration on (repair)
+        double mu_growth = 1.0;       ///< μ's factor while settling with constraints held
+        std::vector<double> repair_residuals; ///< a repair's settling tests: unbalanced force per mass
+        bool repair_watches_progress = false; ///< the repair stops where that force falls slowly
     };
     /// One call of Alg. B: its Newton iterations, and whether it stopped at once because y already passed
     /// the stopping rule (asked after a new friction lag, and past B < ε while settling).
@@ -137,11 +149,14 @@ private:
                                 StepResult& result,
                                 bool stop_if_settled,
                                 int max_newton);
-    /// Outer iterations until B < ε and, while no constraint is held or with `settle`, until y passes the
-    /// stopping rule (or the cap): sets result.converged. `after_lag`: the first subproblem tests whether y
-    /// already passes the stopping rule.
+    /// Outer iterations until B < ε and, while no constraint is held, with `settle` or repairing, until y
+    /// passes the stopping rule (or the cap): sets result.converged. `after_lag`: the first subproblem tests
+    /// whether y already passes the stopping rule.
     void run_outer_iterations(
         const NodeField& x, const StepProblem& problem, StepResult& result, OuterLoop& loop, bool after_lag);
+    /// The end of a step (solve's steps 4 and 5): the prescribed rows onto their targets when safe, and the
+    /// figures the step ends with. Collective.
+    void finish(const NodeField& x, const StepProblem& problem, StepResult& result);
     /// Friction lagged at x with the set's λ, slips from the step's start. Collective.
     void lag_friction(const NodeField& x, double h);
     /// Whether any rank holds a constraint. Collective.
@@ -161,14 +176,19 @@ private:
     NewtonSystem m_system;
     contact::ConstraintSet m_set{1.0}; ///< new constraints: λ = 0, γ = 1
     contact::AlPenalty m_penalty;
-    contact::SurfaceField m_safe; ///< surface rows of the safe state x (the linearisation point)
-    contact::SurfaceField m_ends; ///< surface rows at the end of the segment x → y
+    double m_mu = 0.0; ///< μ of the paper's loop this step (spec §2.7; the stall safeguard doubles it)
+    OuterLoop m_loop;  ///< the last step's, which repair goes on with
+    double m_settle_residual = 0.0; ///< the last settling test's unbalanced force per mass (m/s²)
+    contact::SurfaceField m_safe;   ///< surface rows of the safe state x (the linearisation point)
+    contact::SurfaceField m_ends;   ///< surface rows at the end of the segment x → y
     std::optional<AlConstraintTerm> m_term;
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
     NodeField m_y, m_rhs, m_direction, m_trial, m_segment;
-    NodeField m_step_start;                         ///< xᵗ, for friction's slips (with friction only)
-    contact::SurfaceField m_obstacle_start;         ///< obstacle rows at xᵗ (with friction only)
+    NodeField m_step_start; ///< xᵗ: friction's slips count from it, and δᵢ (start_offsets)
+    contact::SurfaceField m_obstacle_start;         ///< obstacle rows at xᵗ
+    contact::SurfaceField m_start_rows;             ///< surface rows at xᵗ through the current plan
+    Kokkos::View<double*, MemSpace> m_offsets;      ///< δᵢ per constraint (start_offsets)
     Kokkos::View<double*, MemSpace> m_toi, m_entry; ///< per swept pair: CCD time, entry time
     contact::PairList m_pending; ///< pairs found colliding on the last segment, not yet in the set
     contact::NewPairScratch m_scratch;

@@ -110,11 +110,12 @@ nlohmann::json StepVerdict::to_json() const {
 }
 
 nlohmann::json StepVerdict::repair_json() const {
-    if (!fell_back()) {
+    if (repaired_by.empty()) {
         return nullptr;
     }
     return {{"failed", repaired_checks},
             {"by", repaired_by},
+            {"how", repaired_itself ? "went on" : "solved again"},
             {"method_iterations", method_iterations},
             {"method_residual_acceleration", std::isfinite(method_residual_acceleration)
                                                  ? nlohmann::json(method_residual_acceleration)

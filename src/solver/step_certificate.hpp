@@ -95,22 +95,26 @@ struct StepVerdict {
     double allowance = 0.0;                ///< J
     double contact_defect = 0.0;           ///< the stored contact terms' convexity defect D_c (J)
 
-    /// When the run's method failed the certificate and another method solved the step again from its
-    /// start (solver.fallback): the checks the run's method failed, and the fallback's name.
+    /// When the run's method failed the certificate and the step was repaired: the checks the method's
+    /// first end failed, and who repaired it: the method itself, going on from where it stopped
+    /// (StepSolver::repair; `repaired_itself`), or another method solving the step again from its start
+    /// (solver.fallback).
     std::vector<std::string> repaired_checks;
     std::string repaired_by;
-    int method_iterations = 0;                 ///< the run's method's Newton iterations (or sweeps)
-    double method_residual_acceleration = 0.0; ///< and its unbalanced force per mass, m/s²
+    bool repaired_itself = false;
+    int method_iterations = 0;                 ///< the run's method's Newton iterations (or sweeps) first
+    double method_residual_acceleration = 0.0; ///< and its unbalanced force per mass then, m/s²
 
     bool certified() const { return method_converged && balanced && energy_consistent.value_or(true); }
-    bool fell_back() const { return !repaired_by.empty(); }
+    /// Another method solved the step again (the state and the energy account are that method's).
+    bool fell_back() const { return !repaired_by.empty() && !repaired_itself; }
     /// The checks that failed, by name: "method", "balance", "energy".
     std::vector<std::string> failed() const;
     /// One line for the log: what failed, with its figures (empty when certified).
     std::string explain(double acceleration_tolerance) const;
     /// The metrics record (metrics.jsonl "certificate").
     nlohmann::json to_json() const;
-    /// The fallback's record (metrics.jsonl "repair"): null when the run's method's step was kept.
+    /// The repair's record (metrics.jsonl "repair"): null when the step was certified as first solved.
     nlohmann::json repair_json() const;
 };
 

@@ -66,6 +66,18 @@ public:
     /// current, and the contact model (when there is one) is gathered at x with its pairs there: the
     /// integrator evaluates the energy terms there (integrator.hpp). Collective.
     virtual StepResult solve(const NodeField& x, const StepProblem& problem) = 0;
+    /// After a solve whose end the step certificate found unbalanced: go on from where that solve stopped
+    /// (x as it returned it, the method's own state as it left it) until the end passes the balance or a
+    /// budget of the method's runs out, adding the work to `result` and ending as solve does.
+    /// `can_fall_back`: whether another method would solve the step again if this one does not repair it.
+    /// Returns false, changing nothing, where the method does not repair (then the step falls back, or stays
+    /// uncertified). Collective.
+    virtual bool repair(const NodeField& /*x*/,
+                        const StepProblem& /*problem*/,
+                        StepResult& /*result*/,
+                        bool /*can_fall_back*/) {
+        return false;
+    }
 
     /// Checkpoint: the method's state that one step hands to the next (active sets, multipliers, κ when
     /// it carries over, lagged friction data), under section names of its own. Pairs are keyed by global

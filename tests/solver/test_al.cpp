@@ -212,8 +212,9 @@ TEST(AugmentedLagrangian, PurePenaltyStallsWhereTheMultipliersTerminate) {
         json document = al_scene({block({0, 0, 0.001}, {0.1, 0.1, 0.05}, {2, 2, 1}, 1e5), heavy}, 8);
         // δ = 0.1 mm: below the penalty's own give under this load, so a penalty iterate must cross the
         // surface.
+        // The paper's steps as they end (no repair): the ablation compares its loops.
         document["solver"]["al"] = {
-            {"pure_penalty", penalty}, {"max_outer_iterations", 40}, {"offset", 1e-4}};
+            {"pure_penalty", penalty}, {"max_outer_iterations", 40}, {"offset", 1e-4}, {"repair", "never"}};
         Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, name + ".json"), output_dir(name));
         int unconverged = 0;
         double alpha = 0.0;

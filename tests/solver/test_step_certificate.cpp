@@ -189,7 +189,9 @@ TEST(StepCertificate, EnergyIsNotJudgedWhereTheRuleDoesNotHold) {
 // A steel bar (E = 1e9 Pa) lands at 4 m/s, tilted, with friction (test_al's stiff bar). With `al` at the
 // paper's end of a step (B < ε), the landing step ends with the multipliers far from the contact forces:
 // more energy than the bar had, and its forces unbalanced, though `al` reports it converged.
-json stiff_bar(const std::string& solver, const std::string& fallback = "ipc") {
+json stiff_bar(const std::string& solver,
+               const std::string& fallback = "ipc",
+               const std::string& al_repair = "without_fallback") {
     json bar = block({-0.15, -0.015, -0.015}, {0.15, 0.015, 0.015}, {10, 1, 1}, 1e9);
     bar["material"]["density"] = 7800.0;
     bar["rotate_deg"] = {0.0, 10.0, 0.0};
@@ -205,6 +207,9 @@ json stiff_bar(const std::string& solver, const std::string& fallback = "ipc") {
     if (solver != "ipc") {
         s["solver"]["fallback"] = fallback;
     }
+    if (solver == "al") {
+        s["solver"]["al"] = {{"repair", al_repair}};
+    }
     s["output"] = {{"every", 1000}};
     return s;
 }
@@ -212,8 +217,9 @@ json stiff_bar(const std::string& solver, const std::string& fallback = "ipc") {
 TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
     bool al_rejected_energy = false;
     {
-        // Without the fallback, al's own steps are kept and judged.
-        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al", "none"), "stiff_bar.json"),
+        // Without the fallback and al's repair, the paper's steps are kept as they end, and judged.
+        Simulation simulation(MPI_COMM_WORLD,
+                              io::parse_scene(stiff_bar("al", "none", "never"), "stiff_bar.json"),
                               test::output_dir("certificate", "al", MPI_COMM_WORLD));
         for (int n = 1; n <= 3; ++n) {
             const auto result = simulation.step();
@@ -241,10 +247,43 @@ TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
     }
 }
 
+TEST(StepCertificate, AStepAlRepairsItselfIsCertifiedWithoutAFallback) {
+    // The same landing with no fallback: the landing step, unbalanced where the paper's loop ends it,
+    // settles on from there (AlSolver::repair) and is certified; the total energy never rises, and the
+    // repair record says what happened.
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al", "none"), "stiff_bar.json"),
+                          test::output_dir("certificate", "al_repair", MPI_COMM_WORLD));
+    const auto total = [&] {
+        const auto e = simulation.energies();
+        return e[0] + e[1] + e[2] + e[3];
+    };
+    int repaired = 0;
+    double before = total();
+    for (int n = 1; n <= 3; ++n) {
+        const auto result = simulation.step();
+        const auto& verdict = simulation.last_verdict();
+        EXPECT_TRUE(result.converged) << "step " << n << ": " << verdict.explain(1e-3);
+        EXPECT_FALSE(verdict.fell_back()) << "step " << n;
+        if (verdict.repaired_itself) {
+            ++repaired;
+            const auto record = verdict.repair_json();
+            EXPECT_EQ(record["by"], "al");
+            EXPECT_EQ(record["how"], "went on");
+            EXPECT_FALSE(verdict.repaired_checks.empty()) << "step " << n;
+            EXPECT_GT(verdict.method_residual_acceleration, 1e-3) << "step " << n;
+        }
+        const double after = total();
+        EXPECT_LE(after, before + 0.01 * std::abs(before)) << "step " << n;
+        before = after;
+    }
+    EXPECT_GE(repaired, 1) << "the landing step the paper's loop ends unbalanced was not repaired";
+}
+
 TEST(StepCertificate, AStepAlFailsIsSolvedAgainWithIpcAndCertified) {
-    // The same landing with the default fallback: the step al returns with energy gained is solved again
-    // from its start with ipc, whose step is certified; al goes on with the next step. The total energy
-    // never rises (implicit Euler, no applied forces), and the repair record says what happened.
+    // The same landing with the default fallback (al's repair is then off by default): the step al
+    // returns unbalanced is solved again from its start with ipc, whose step is certified; al goes on with
+    // the next step. The total energy never rises (implicit Euler, no applied forces), and the repair record
+    // says what happened.
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al"), "stiff_bar.json"),
                           test::output_dir("certificate", "al_fallback", MPI_COMM_WORLD));
     const auto total = [&] {

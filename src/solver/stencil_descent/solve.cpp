@@ -190,7 +190,10 @@ StepResult StencilDescent::solve(const NodeField& x, const StepProblem& problem)
             if (sweeps >= m_options.max_sweeps) {
                 log::warn() << "stencil_descent: the step ended after solver.stencil_descent.max_sweeps = "
                             << m_options.max_sweeps << " sweeps with ‖g‖ = " << norm << " (start "
-                            << initial_norm << ", goal " << m_options.tolerance * initial_norm + floor << ")"
+                            << initial_norm << ", goal " << m_options.tolerance * initial_norm + floor
+                            << ") and " << result.residual_acceleration
+                            << " m/s² unbalanced on a free node (goal solver.acceleration_tolerance = "
+                            << m_settings.stop.acceleration << ")"
                             << (arrived ? "" : " and the prescribed motion short of its target");
                 break;
             }
