@@ -35,22 +35,28 @@ constexpr double smallest_rest_volume = 1e-3;
 constexpr int capped_inner_iterations = 2;
 constexpr double followed = 0.5;
 // Settling (past B < ε, until y passes the stopping rule: with `settle`, in a repair, or with no constraint
-// held), every inactive constraint is released (its slack minimised out) and μ grows by `settle_mu_growth`
-// per outer iteration with constraints held, up to `settle_mu_largest` times the step's μ. The multipliers'
-// error shrinks by about K/(K + μ) per dual update (K the stiffness along the constraint): at the paper's μ
-// (a tenth of the largest Hessian diagonal) by 0.9-0.96 on stiff contact. The slack held fixed in the
-// Newton iterations, as Alg. B holds it, is a spring of stiffness γμ on every constraint near contact:
-// an inactive one (λ = 0, slack > 0) resists the node's free motion with it while γ fades (0.9 per dual
-// update), so a node 35 m/s² out of balance beside a plane on `inputs/ball_squeeze.json` crept on for 40
-// outer iterations; released, it moves at once. Measured there (2 ranks, `settle`): 2614 Newton
-// iterations in 40 steps with neither, 913 with both. A faster or larger growth (×4 up to 1e4) diverged on
-// sliding frictional blocks (two or three Newton steps per dual update do not solve a subproblem that
-// stiff: 6e6 m/s² left), ×2 up to 1e2 repaired 11 of their 12 steps.
+// held), an inactive constraint whose slack exceeds `settle_release` δ is released (its slack minimised
+// out), and μ grows by `settle_mu_growth` per outer iteration with constraints held, up to
+// `settle_mu_largest` times the step's μ.
+// - The multipliers' error shrinks by about K/(K + μ) per dual update (K the stiffness along the
+//   constraint): at the paper's μ (a tenth of the largest Hessian diagonal) by 0.9-0.96 on stiff contact.
+//   Faster or larger growth (×4 up to 1e4) diverged on sliding frictional blocks (two or three Newton steps
+//   per dual update do not solve a subproblem that stiff: 6e6 m/s² left); ×2 up to 1e2 repaired 11 of
+//   their 12 steps.
+// - The slack held fixed in the Newton iterations, as Alg. B holds it, is a spring of stiffness γμ on every
+//   constraint near contact. An inactive one (λ = 0, slack > 0) resists the node's free motion with it while
+//   γ fades (0.9 per dual update): a node 35 m/s² out of balance beside a plane on
+//   `inputs/ball_squeeze.json` crept on for 40 outer iterations. Released, it moves at once. Releasing every
+//   inactive constraint let a landing sheet's constraints flicker (the spring's purpose): 300 outer
+//   iterations without settling (CodimContact.AlKeepsTheContactOffsets); from 0.1 δ they do not.
+// Measured on ball_squeeze with `settle`, 40 steps, 1 rank: 1667 Newton iterations with μ's growth alone,
+// 1382 releasing from 0.1 δ, 1588 from 0.3 δ.
+constexpr double settle_release = 0.1;
 constexpr double settle_mu_growth = 2.0;
 constexpr double settle_mu_largest = 1e2;
 // Outer iterations a repair may take (AlSolver::repair) before the step falls back, and the factor by
 // which its unbalanced force must fall over every `repair_window` of them for it to go on (it may rise at
-// first, while μ grows). Measured at 2 ranks over the first 20 steps of `inputs/` scenes (Newton
+// first, while μ grows). Measured at 2 ranks over the first 0.2 s of `inputs/` scenes (Newton
 // iterations; every step certified in each column; "fallback" solves every failed step again with `ipc`):
 //   scene              fallback   repair (then fallback)   repair, budget 50, no progress rule
 //   ball_squeeze         515        497 (11 repaired)        433 (19 repaired)
@@ -517,8 +523,9 @@ void AlSolver::run_outer_iterations(
         if (!m_options.literal_order) {
             insert_pending();
         }
-        // Settling (below), an inactive constraint is released: its slack minimised out, no spring.
-        m_penalty.release = settling ? 0.0 : m_penalty.delta;
+        // Settling, an inactive constraint clear of contact is released: its slack minimised out, no spring
+        // (the constants above).
+        m_penalty.release = settling ? settle_release * m_penalty.delta : m_penalty.delta;
         m_penalty.mu = settling ? m_mu * loop.mu_growth : m_mu;
         // Alg. B's loop, capped where x followed y at least half way on the last segment (see the
         // constants above).
