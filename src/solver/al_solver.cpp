@@ -60,12 +60,11 @@ constexpr double settle_mu_largest = 1e2;
 // which its unbalanced force must fall over every `repair_window` of them for it to go on (it may rise at
 // first, while μ grows). Measured at 2 ranks over the first 0.2 s of `inputs/` scenes (Newton
 // iterations; every step certified in each column; "fallback" solves every failed step again with `ipc`):
-//   scene              fallback   repair (then fallback)   repair, budget 50, no progress rule
-//   ball_squeeze         515        527 (10 repaired)        433 (19 repaired)
+//   scene              fallback   repair (then fallback)   repair, budget 50, no progress rule, no re-lag
+//   ball_squeeze         515        574 (10 repaired)        433 (19 repaired)
 //   stack                129        276 (2)                  840 (10)
 //   two_blocks_impact    171        219 (9)                  569 (9)
-//   cloth_drop           246        335 (0)
-//   default              552        748 (3)
+//   default              552        846 (1)
 // A repair settles in about ten outer iterations or creeps with the force near ε_a; where `ipc` can
 // take the step it is the cheaper repair, so `repair` defaults to the steps no fallback can take.
 constexpr int repair_iterations = 15;
