@@ -141,6 +141,16 @@ private:
     static std::array<double, 4> energies_of(const solver::EnergyAccount& account);
     void restore_checkpoint();
     /// Whether a rejected step is solved again by the reference method (solver.fallback).
+    /// How the run's method first ended a step the certificate rejected, before any repair: the checks it
+    /// failed, its Newton iterations (sweeps) and its unbalanced force per mass (the repair record).
+    struct FirstEnd {
+        std::vector<std::string> failed;
+        int iterations = 0;
+        double residual_acceleration = 0.0;
+    };
+    FirstEnd first_end(const solver::StepResult& result) const;
+    /// The repair record on m_verdict: repaired `by` a method, `itself` (the run's method going on).
+    void record_repair(const std::string& by, bool itself);
     bool can_fall_back() const;
     /// The integrator's end state and the step's clock (simulation_step.cpp).
     void finish_step(const solver::StepProblem& problem);
@@ -201,7 +211,8 @@ private:
     std::unique_ptr<solver::StepSolver> m_reference;
     std::vector<solver::EnergyTerm*> m_method_terms;
     std::vector<solver::EnergyTerm*> m_reference_terms;
-    std::string m_fallback_reason; ///< what the run's method's last rejected step failed
+    std::string m_fallback_reason;       ///< what the run's method's last rejected step failed
+    std::optional<FirstEnd> m_first_end; ///< this step's, when the certificate rejected it
 };
 
 } // namespace intact

@@ -105,18 +105,13 @@ solver::StepResult Simulation::step() {
     // 2. The method's test and the balance of forces; a rejected step is repaired by its method, going on
     //    from where it stopped, where the method can (StepSolver::repair), else solved again.
     m_verdict = m_certificate->judge_balance(result, m_solver->tests_balance());
+    m_first_end.reset();
     if (!m_verdict.certified()) {
-        const std::vector<std::string> failed = m_verdict.failed();
-        const int method_iterations = result.sweeps >= 0 ? result.sweeps : result.iterations;
-        const double method_residual = result.residual_acceleration;
+        m_first_end = first_end(result);
         if (m_solver->repair(m_x, problem, result, can_fall_back())) {
             m_verdict = m_certificate->judge_balance(result, m_solver->tests_balance());
             if (m_verdict.certified()) {
-                m_verdict.repaired_checks = failed;
-                m_verdict.repaired_by = m_solver->name();
-                m_verdict.repaired_itself = true;
-                m_verdict.method_iterations = method_iterations;
-                m_verdict.method_residual_acceleration = method_residual;
+                record_repair(m_solver->name(), true);
             }
         }
     }
@@ -186,7 +181,9 @@ solver::StepResult Simulation::fall_back(const solver::StepProblem& problem,
                                          const solver::StepResult& rejected,
                                          bool after_end_step) {
     m_fallback_reason = m_verdict.explain(m_certificate->acceleration_tolerance());
-    const std::vector<std::string> failed = m_verdict.failed();
+    if (!m_first_end) {
+        m_first_end = first_end(rejected); // the energy check's rejection: no repair was tried
+    }
     if (after_end_step) {
         // Back to the step's clock (finish_step advanced it).
         --m_step;
@@ -219,14 +216,23 @@ solver::StepResult Simulation::fall_back(const solver::StepProblem& problem,
     solver::StepResult result = m_reference->solve(m_x, problem);
     add_work(result, rejected);
 
-    // 3. The reference's verdict, with the run's method's figures kept beside it.
-    const int method_iterations = rejected.sweeps >= 0 ? rejected.sweeps : rejected.iterations;
+    // 3. The reference's verdict, with the run's method's figures as it first ended the step kept beside it.
     m_verdict = m_certificate->judge_balance(result, m_reference->tests_balance());
-    m_verdict.repaired_checks = failed;
-    m_verdict.repaired_by = m_reference->name();
-    m_verdict.method_iterations = method_iterations;
-    m_verdict.method_residual_acceleration = rejected.residual_acceleration;
+    record_repair(m_reference->name(), false);
     return result;
+}
+
+Simulation::FirstEnd Simulation::first_end(const solver::StepResult& result) const {
+    return FirstEnd{m_verdict.failed(), result.sweeps >= 0 ? result.sweeps : result.iterations,
+                    result.residual_acceleration};
+}
+
+void Simulation::record_repair(const std::string& by, bool itself) {
+    m_verdict.repaired_checks = m_first_end->failed;
+    m_verdict.repaired_by = by;
+    m_verdict.repaired_itself = itself;
+    m_verdict.method_iterations = m_first_end->iterations;
+    m_verdict.method_residual_acceleration = m_first_end->residual_acceleration;
 }
 
 double Simulation::applied_work() const {

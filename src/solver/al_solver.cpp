@@ -276,7 +276,7 @@ AlSolver::Subproblem AlSolver::solve_subproblem(const NodeField& x,
             const NewtonMeasures measures =
                 measure_newton(m_parts.comm, m_direction, m_rhs, m_potential.lumped_mass(),
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
-            m_settle_residual = measures.residual_acceleration;
+            done.residual_acceleration = measures.residual_acceleration;
             if (measures.converged(m_settings.stop)) {
                 result.residual_acceleration = measures.residual_acceleration; // at the y the step keeps
                 done.settled = true;
@@ -420,12 +420,15 @@ bool AlSolver::repair(const NodeField& x,
         return false;
     }
     m_loop.repairing = true;
-    // With a fallback behind it a repair stops early where it creeps; without one it has the longer
-    // budget, since nothing else would certify the step.
-    m_loop.cap = m_loop.lag_iterations + (can_fall_back ? repair_iterations : lone_repair_iterations);
-    m_loop.repair_residuals.clear();
     m_loop.repair_watches_progress = can_fall_back;
-    run_outer_iterations(x, problem, result, m_loop, false);
+    // One settling run, with its own budget: with a fallback behind it a repair stops early where it
+    // creeps; without one it has the longer budget, since nothing else would certify the step.
+    const auto settle_on = [&](bool after_lag) {
+        m_loop.cap = m_loop.lag_iterations + (can_fall_back ? repair_iterations : lone_repair_iterations);
+        m_loop.repair_residuals.clear();
+        run_outer_iterations(x, problem, result, m_loop, after_lag);
+    };
+    settle_on(false);
     // Friction lagged again at the settled state with its multipliers, and settled on, until a lag changes
     // nothing (at least one more lag, as the fallback's, and up to contact.friction_iterations): balanced
     // against the friction lagged at the step's start alone, a repaired block on a slope slid at 0.61 of
@@ -438,9 +441,7 @@ bool AlSolver::repair(const NodeField& x,
         }
         result.friction_lags += 1;
         const int before = m_loop.iterations;
-        m_loop.cap = m_loop.lag_iterations + (can_fall_back ? repair_iterations : lone_repair_iterations);
-        m_loop.repair_residuals.clear();
-        run_outer_iterations(x, problem, result, m_loop, true);
+        settle_on(true);
         if (m_loop.iterations == before) {
             break; // the new lag already passed the stopping rule
         }
@@ -561,7 +562,7 @@ void AlSolver::run_outer_iterations(
             // `repair_window` outer iterations (the constants above). Where it does not, the multipliers
             // converge slowly and solving the step again with the fallback costs less.
             std::vector<double>& seen = loop.repair_residuals;
-            seen.push_back(m_settle_residual);
+            seen.push_back(subproblem.residual_acceleration);
             if (seen.size() > repair_window &&
                 seen.back() > repair_progress * seen[seen.size() - 1 - repair_window]) {
                 result.converged = false;

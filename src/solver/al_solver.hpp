@@ -137,6 +137,7 @@ private:
     struct Subproblem {
         int iterations = 0;
         bool settled = false;
+        double residual_acceleration = 0.0; ///< at the settling test (m/s²), when one was taken
     };
 
     /// y's prescribed rows by the largest safe fraction of their remaining motion (the step bound's
@@ -178,9 +179,8 @@ private:
     contact::AlPenalty m_penalty;
     double m_mu = 0.0; ///< μ of the paper's loop this step (spec §2.7; the stall safeguard doubles it)
     OuterLoop m_loop;  ///< the last step's, which repair goes on with
-    double m_settle_residual = 0.0; ///< the last settling test's unbalanced force per mass (m/s²)
-    contact::SurfaceField m_safe;   ///< surface rows of the safe state x (the linearisation point)
-    contact::SurfaceField m_ends;   ///< surface rows at the end of the segment x → y
+    contact::SurfaceField m_safe; ///< surface rows of the safe state x (the linearisation point)
+    contact::SurfaceField m_ends; ///< surface rows at the end of the segment x → y
     std::optional<AlConstraintTerm> m_term;
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -247,22 +248,35 @@ TEST(StepCertificate, RejectsAlsEnergyGainOnAStiffLandingAndCertifiesIpc) {
     }
 }
 
+/// Steps `simulation` `steps` times; each step must be certified and leave the total energy at most 1% of
+/// its magnitude above the last step's (implicit Euler, no applied forces); `each` sees every step's verdict.
+void expect_certified_steps_losing_energy(Simulation& simulation,
+                                          int steps,
+                                          const std::function<void(int, const solver::StepVerdict&)>& each) {
+    const auto total = [&] {
+        const auto e = simulation.energies();
+        return e[0] + e[1] + e[2] + e[3];
+    };
+    double before = total();
+    for (int n = 1; n <= steps; ++n) {
+        const auto result = simulation.step();
+        const auto& verdict = simulation.last_verdict();
+        EXPECT_TRUE(result.converged) << "step " << n << ": " << verdict.explain(1e-3);
+        each(n, verdict);
+        const double after = total();
+        EXPECT_LE(after, before + 0.01 * std::abs(before)) << "step " << n;
+        before = after;
+    }
+}
+
 TEST(StepCertificate, AStepAlRepairsItselfIsCertifiedWithoutAFallback) {
     // The same landing with no fallback: the landing step, unbalanced where the paper's loop ends it,
     // settles on from there (AlSolver::repair) and is certified; the total energy never rises, and the
     // repair record says what happened.
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al", "none"), "stiff_bar.json"),
                           test::output_dir("certificate", "al_repair", MPI_COMM_WORLD));
-    const auto total = [&] {
-        const auto e = simulation.energies();
-        return e[0] + e[1] + e[2] + e[3];
-    };
     int repaired = 0;
-    double before = total();
-    for (int n = 1; n <= 3; ++n) {
-        const auto result = simulation.step();
-        const auto& verdict = simulation.last_verdict();
-        EXPECT_TRUE(result.converged) << "step " << n << ": " << verdict.explain(1e-3);
+    expect_certified_steps_losing_energy(simulation, 3, [&](int n, const solver::StepVerdict& verdict) {
         EXPECT_FALSE(verdict.fell_back()) << "step " << n;
         if (verdict.repaired_itself) {
             ++repaired;
@@ -272,10 +286,7 @@ TEST(StepCertificate, AStepAlRepairsItselfIsCertifiedWithoutAFallback) {
             EXPECT_FALSE(verdict.repaired_checks.empty()) << "step " << n;
             EXPECT_GT(verdict.method_residual_acceleration, 1e-3) << "step " << n;
         }
-        const double after = total();
-        EXPECT_LE(after, before + 0.01 * std::abs(before)) << "step " << n;
-        before = after;
-    }
+    });
     EXPECT_GE(repaired, 1) << "the landing step the paper's loop ends unbalanced was not repaired";
 }
 
@@ -286,16 +297,8 @@ TEST(StepCertificate, AStepAlFailsIsSolvedAgainWithIpcAndCertified) {
     // says what happened.
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(stiff_bar("al"), "stiff_bar.json"),
                           test::output_dir("certificate", "al_fallback", MPI_COMM_WORLD));
-    const auto total = [&] {
-        const auto e = simulation.energies();
-        return e[0] + e[1] + e[2] + e[3];
-    };
     int fell_back = 0;
-    double before = total();
-    for (int n = 1; n <= 3; ++n) {
-        const auto result = simulation.step();
-        const auto& verdict = simulation.last_verdict();
-        EXPECT_TRUE(result.converged) << "step " << n << ": " << verdict.explain(1e-3);
+    expect_certified_steps_losing_energy(simulation, 3, [&](int n, const solver::StepVerdict& verdict) {
         EXPECT_TRUE(verdict.certified()) << "step " << n;
         if (verdict.fell_back()) {
             ++fell_back;
@@ -308,10 +311,7 @@ TEST(StepCertificate, AStepAlFailsIsSolvedAgainWithIpcAndCertified) {
             EXPECT_TRUE(verdict.repair_json().is_null());
         }
         EXPECT_EQ(simulation.current_step(), n);
-        const double after = total();
-        EXPECT_LE(after, before + 0.01 * std::abs(before)) << "step " << n;
-        before = after;
-    }
+    });
     EXPECT_GE(fell_back, 1) << "the landing step al gets wrong was not solved again";
 }
 
