@@ -695,7 +695,6 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
     parallel.finish();
 
     root.finish();
-    detail::check_codim_support(scene);
     return scene;
 }
 

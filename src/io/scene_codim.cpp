@@ -126,20 +126,4 @@ double read_contact_offset(JsonObject& body, BodyType type, const Material& mate
     return offset;
 }
 
-void check_codim_support(const Scene& scene) {
-    for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
-        const BodyType type = scene.bodies[b].type;
-        if (type == BodyType::solid) {
-            continue;
-        }
-        const std::string key = "bodies[" + std::to_string(b) + "].type";
-        const std::string what = type == BodyType::shell ? "shell" : "rod";
-        if (scene.solver == "stencil_descent") {
-            throw InputError(input_error_message(
-                scene.file, key, "solver \"stencil_descent\" does not handle " + what + " bodies yet",
-                "use solver.type \"ipc\", \"bal\" or \"al\""));
-        }
-    }
-}
-
 } // namespace intact::io::detail

@@ -29,8 +29,4 @@ void read_codim_material_keys(JsonObject& material, BodyType type, Material& out
 /// a solid may not give one (its contact surface is its boundary). Call after the material is read.
 double read_contact_offset(JsonObject& body, BodyType type, const Material& material);
 
-/// Throws InputError when the scene has shells or rods and asks for something they do not support yet
-/// (contact with `al`, `stencil_descent`), naming the key and the alternative.
-void check_codim_support(const Scene& scene);
-
 } // namespace intact::io::detail

@@ -1,9 +1,7 @@
 #include "src/solver/codim_term.hpp"
 
-#include "kernels/hinge_bending.hpp"
-#include "kernels/rod_energy.hpp"
-#include "kernels/shell_membrane.hpp"
 #include "src/core/error.hpp"
+#include "src/solver/codim_stencil.hpp"
 
 #include <cmath>
 
@@ -11,75 +9,15 @@ namespace intact::solver {
 
 namespace {
 
-enum StencilKind : int { k_triangle = 0, k_hinge = 1, k_segment = 2, k_rod_vertex = 3 };
+constexpr int k_triangle = k_codim_triangle;
+constexpr int k_hinge = k_codim_hinge;
+constexpr int k_segment = k_codim_segment;
+constexpr int k_rod_vertex = k_codim_rod_vertex;
 
 constexpr double k_pi = 3.14159265358979323846;
 
 kernels::Vec3 to_kernel(const Vec3& p) {
     return kernels::Vec3(p[0], p[1], p[2]);
-}
-
-// Energy of stencil s of `kind` at corners x, and optionally its gradient and Hessian (PSD-projected
-// when `project`) in the 12-entry layout (unused corners zero).
-KOKKOS_INLINE_FUNCTION double stencil_energy(int kind,
-                                             const CodimTerm::StencilParameters& p,
-                                             int s,
-                                             const kernels::Vec3 x[4],
-                                             kernels::Vec12* g,
-                                             kernels::Mat12* h,
-                                             bool project = true) {
-    using namespace kernels;
-    if (g) {
-        g->setZero();
-    }
-    if (h) {
-        h->setZero();
-    }
-    if (kind == k_triangle) {
-        Mat2 Dm_inv;
-        Dm_inv << p(s, 0), p(s, 1), p(s, 2), p(s, 3);
-        Vec9 g9;
-        Mat9 h9;
-        const double weight = p(s, 4);
-        const double e = p(s, 7) == 0.0
-                             ? membrane_element(MembraneStVK{p(s, 5), p(s, 6)}, x, Dm_inv, weight,
-                                                g ? &g9 : nullptr, h ? &h9 : nullptr, project)
-                             : membrane_element(MembraneNeoHookean{p(s, 5), p(s, 6)}, x, Dm_inv, weight,
-                                                g ? &g9 : nullptr, h ? &h9 : nullptr, project);
-        if (g) {
-            g->segment<9>(0) = g9;
-        }
-        if (h) {
-            h->block<9, 9>(0, 0) = h9;
-        }
-        return e;
-    }
-    if (kind == k_hinge) {
-        return hinge_element(x, p(s, 0), p(s, 1), g, h, project);
-    }
-    if (kind == k_segment) {
-        Vec6 g6;
-        Mat6 h6;
-        const double e =
-            rod_stretch_element(x, p(s, 0), p(s, 1), g ? &g6 : nullptr, h ? &h6 : nullptr, project);
-        if (g) {
-            g->segment<6>(0) = g6;
-        }
-        if (h) {
-            h->block<6, 6>(0, 0) = h6;
-        }
-        return e;
-    }
-    Vec9 g9;
-    Mat9 h9;
-    const double e = rod_bend_element(x, p(s, 0), p(s, 1), g ? &g9 : nullptr, h ? &h9 : nullptr, project);
-    if (g) {
-        g->segment<9>(0) = g9;
-    }
-    if (h) {
-        h->block<9, 9>(0, 0) = h9;
-    }
-    return e;
 }
 
 // Corners of stencil s in field x (unused corners: the first corner, never read by the kernels).
@@ -251,7 +189,7 @@ double CodimTerm::energy_of_range(const NodeField& x, int kind) const {
             }
             kernels::Vec3 q[4];
             load_stencil(stencils, x, s, q);
-            total += stencil_energy(kind, parameters, s, q, nullptr, nullptr);
+            total += codim_stencil_energy(kind, parameters, s, q, nullptr, nullptr);
         },
         sum);
     return sum;
@@ -283,9 +221,12 @@ CodimTerm::energy_change_of_range(const NodeField& x, const NodeField& trial, in
             kernels::Vec3 t[4];
             load_stencil(stencils, x, s, q);
             load_stencil(stencils, trial, s, t);
-            const double before = stencil_energy(kind, parameters, s, q, nullptr, nullptr);
-            const double after = stencil_energy(kind, parameters, s, t, nullptr, nullptr);
-            sum_change += after - before;
+            kernels::Vec3 step[4];
+            for (int a = 0; a < 4; ++a) {
+                step[a] = t[a] - q[a];
+            }
+            const double before = codim_stencil_energy(kind, parameters, s, q, nullptr, nullptr);
+            sum_change += codim_stencil_energy_change(kind, parameters, s, q, step);
             sum_magnitude += before < 0 ? -before : before;
         },
         change, magnitude);
@@ -315,7 +256,7 @@ void CodimTerm::evaluate_range(const NodeField& x, int kind, bool with_hessians,
             load_stencil(stencils, x, s, q);
             kernels::Vec12 g;
             kernels::Mat12 H;
-            stencil_energy(kind, parameters, s, q, &g, with_hessians ? &H : nullptr, project);
+            codim_stencil_energy(kind, parameters, s, q, &g, with_hessians ? &H : nullptr, project);
             for (int i = 0; i < 12; ++i) {
                 gradients(s, i) = g(i);
                 if (with_hessians) {

@@ -15,6 +15,7 @@
 #include "src/core/types.hpp"
 #include "src/io/scene.hpp"
 #include "src/mesh/codim_elements.hpp"
+#include "src/solver/codim_stencil.hpp"
 
 #include <array>
 #include <utility>
@@ -49,9 +50,7 @@ public:
     using Stencils = Kokkos::View<int* [4], Kokkos::LayoutRight, MemSpace>;
     using StencilGradients = Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace>;
     using StencilHessians = Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace>;
-    /// Rest data per stencil: triangles D_m⁻¹ (4, row-major), A h, μ, λ, model; hinges θ̄, w; segments
-    /// L̄, k_s; rod vertices κ̄, w.
-    using StencilParameters = Kokkos::View<double* [8], Kokkos::LayoutRight, MemSpace>;
+    using StencilParameters = CodimParameters; ///< rest data per stencil (codim_stencil.hpp)
 
     /// @param rest_position per local node (m)
     /// @param elements local node indices, owned first in each list
@@ -63,8 +62,8 @@ public:
     /// Σ over owned stencils of their energies at x (J; +∞ if a neo-Hookean membrane triangle is
     /// collapsed or a rod vertex folded back). Device work, host result. This rank only.
     double energy(const NodeField& x) const;
-    /// Σ over owned stencils of E(trial) − E(x), each stencil's difference taken on its own, and
-    /// Σ |E(x)|. This rank only.
+    /// Σ over owned stencils of E(trial) − E(x), each stencil's change taken on its own and keeping the
+    /// digits of small ones (codim_stencil_energy_change), and Σ |E(x)|. This rank only.
     std::pair<double, double> energy_change(const NodeField& x, const NodeField& trial) const;
     /// Gradient (12) and, with `hessians`, Hessian (12×12) of every local stencil at x, PSD-projected
     /// unless `set_projection(false)` (ElasticTerm::set_projection says why). Device work.
@@ -82,6 +81,15 @@ public:
         return m_gradients;
     }
     StencilHessians hessians() const { return m_hessians; }
+    StencilParameters parameters() const { return m_parameters; }
+    /// The first stencil of each kind (CodimStencilKind), then the end of the last: codim_kind_of's table.
+    void kind_begins(int (&begin)[5]) const {
+        begin[0] = m_triangles.begin;
+        begin[1] = m_hinges.begin;
+        begin[2] = m_segments.begin;
+        begin[3] = m_rod_vertices.begin;
+        begin[4] = m_rod_vertices.end;
+    }
     /// The stencils as host arrays (−1 for unused corners), for the block matrix's pattern.
     const std::vector<std::array<int, 4>>& host_stencils() const { return m_host_stencils; }
 

@@ -52,6 +52,7 @@ public:
     /// The shells' and rods' elastic term (no stencils without such bodies); its stencils are the
     /// elements from matrix().num_tets() on.
     const CodimTerm& codim() const { return m_codim; }
+    CodimTerm& codim() { return m_codim; }
     /// Whether the elastic Hessians of solids, shells and rods are PSD-projected (the default) or exact
     /// (ElasticTerm::set_projection).
     void set_elastic_projection(bool project) {

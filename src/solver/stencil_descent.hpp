@@ -41,6 +41,7 @@
 #include "kernels/small_matrix.hpp"
 #include "src/contact/barrier_stiffness.hpp"
 #include "src/contact/friction_pairs.hpp"
+#include "src/solver/codim_stencil.hpp"
 #include "src/solver/elastic_term.hpp"
 #include "src/solver/stencil_coloring.hpp"
 #include "src/solver/stencil_layout.hpp"
@@ -149,6 +150,26 @@ struct StencilData {
     contact::PairStencils pair_derivatives;
     contact::SurfaceField xs; ///< the contact model's positions at x
     contact::SurfaceTopology topology;
+    // Codimensional stencils: the triangles and hinges of shells, the segments and bending vertices of rods
+    // (the potential's CodimTerm on the LocalMesh rows, which are the layout's first rows). They are
+    // stencils k = num_elements + num_pairs + c after B's pairs, Jacobi like them, and their elasticity is
+    // part of elastic_gradient and elastic_diagonal. A rank holds the codimensional stencils around its
+    // owned nodes, not those around its ghosts, so a stencil's local problem takes the others through
+    // their per-vertex sums (codim_sums, gathered from the owners): every rank solves it alike.
+    bool has_codim = false;               ///< the scene has shells or rods (every rank alike)
+    int num_codim = 0;                    ///< this rank's codimensional stencils (owned and ghost)
+    int codim_begin[5] = {0, 0, 0, 0, 0}; ///< first stencil of each kind, then the end (codim_kind_of)
+    Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> codim_nodes; ///< corners; −1 unused
+    CodimParameters codim_parameters;
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> codim_gradient;    ///< at x, unweighted
+    Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace> codim_hessian; ///< PSD, unweighted
+    IntView codim_offsets; ///< per LocalMesh node, [offsets(v), offsets(v+1)) in codim_entries
+    /// (stencil, corner) per LocalMesh node, by the stencil's kind and global node ids (a fixed order)
+    Kokkos::View<int* [2], Kokkos::LayoutRight, MemSpace> codim_entries;
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> codim_steps; ///< per codimensional stencil
+    /// Per layout row: Σ of its codimensional stencils' gradients (3) and diagonal blocks (9, row-major),
+    /// unweighted, every row complete (its owner's sums)
+    Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> codim_sums;
     double gravity[3] = {0.0, 0.0, 0.0}; ///< m/s² (a plain array: device code reads it)
     int cg_iterations = 12;
     double toi_factor = 0.8;
@@ -190,6 +211,13 @@ public:
     void elastic_derivatives(bool hessians);
     /// The barrier pairs' weighted gradients and Hessians at the current positions.
     void pair_derivatives();
+    /// Public for CUDA lambdas: the codimensional stencils' gradients (and with `hessians` their diagonal
+    /// blocks) summed per owned vertex, gathered to every layout row and added to elasticity's sums.
+    /// Collective (a layout gather) in a scene with shells or rods; nothing otherwise.
+    void codim_derivatives(bool hessians);
+    /// Public for CUDA lambdas: the codimensional lumped masses on every stencil vertex (owned rows from
+    /// the potential's CodimTerm, the others from their owners), added to d.mass. Collective, as above.
+    void add_codim_masses();
     /// Public for tests and CUDA lambdas: copy x into the layout rows and gather the outer ring.
     void load_state(const NodeField& x, const StepProblem& problem);
     /// Public for CUDA lambdas: copy x into the layout rows and gather the outer ring.
@@ -260,6 +288,8 @@ public:
                       const contact::SurfaceField& out) const;
 
 private:
+    /// The codimensional stencils' device data (StencilData::codim_*), once: the LocalMesh does not change.
+    void build_codim_data();
     /// Drop the layout's views before a rebuild (see stencil_descent/layout.cpp).
     void release_static_data();
     /// m_elastic on the layout mesh, shared with the potential's elastic term (one copy of D_m⁻¹).
@@ -307,6 +337,7 @@ private:
     Kokkos::View<double*, MemSpace> m_found_distance; ///< add_pairs' scratch, per found candidate
     double m_h = 0.0;                                 ///< the step's h (s)
     contact::PairStencils m_kappa_stencils;
+    bool m_has_codim = false; ///< the scene has shells or rods (the same on every rank)
     NodeField m_delta, m_product;
     NodeField m_assembled;                          ///< the sweep's update before damping
     Kokkos::View<std::uint8_t*, MemSpace> m_jacobi; ///< per owned row: 1 when its step is a Jacobi mean

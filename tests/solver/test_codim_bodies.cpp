@@ -105,7 +105,7 @@ TEST(CodimScene, KeysAreValidatedWithTheirNames) {
     EXPECT_EQ(error_of(contact), "no error");
     json descent = document;
     descent["solver"] = {{"type", "stencil_descent"}};
-    EXPECT_NE(error_of(descent).find("stencil_descent"), std::string::npos) << error_of(descent);
+    EXPECT_EQ(error_of(descent), "no error"); // every method takes shells and rods
     json rod_poisson = document;
     rod_poisson["bodies"][0]["type"] = "rod";
     rod_poisson["bodies"][0]["mesh"] = {{"rod", {{"start", {0, 0, 0}}, {"end", {1, 0, 0}}, {"segments", 4}}}};

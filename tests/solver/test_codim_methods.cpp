@@ -1,6 +1,8 @@
 // Shells and rods under the other methods and integrators, and through a checkpoint: `bal` reaches the
-// cantilever strip's deflection that `ipc` reaches, every integrator takes certified steps of a swinging
-// rod that keeps its length, and a restart continues a shell-and-rod scene bit for bit.
+// cantilever strip's deflection that `ipc` reaches, stencil descent ends a hanging sheet and a swinging rod
+// where `ipc` does on every rank count and lands a sheet on a block at its contact offset, every integrator
+// takes certified steps of a swinging rod that keeps its length, and a restart continues a shell-and-rod
+// scene bit for bit.
 #include "src/io/checkpoint.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
@@ -9,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -94,6 +97,111 @@ TEST(CodimMethods, BalReachesTheDeflectionIpcReaches) {
         std::printf("strip tip deflection: ipc %.6e m, bal %.6e m\n", deflection["ipc"], deflection["bal"]);
     }
     EXPECT_NEAR(deflection["bal"] / deflection["ipc"], 1.0, 1e-3);
+}
+
+// A soft sheet pinned along its edge x = 0 and a rod pinned at x = 0, both falling from the horizontal.
+json hanging_sheet_and_rod() {
+    json sheet;
+    sheet["type"] = "shell";
+    sheet["mesh"]["sheet"] = {{"length", 0.2}, {"width", 0.2}, {"cells_x", 4}, {"cells_y", 4}};
+    sheet["material"] = {{"model", "neo_hookean"},
+                         {"youngs_modulus", 2e4},
+                         {"poisson_ratio", 0.3},
+                         {"density", 200.0},
+                         {"thickness", 1e-3}};
+    sheet["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    json rod;
+    rod["type"] = "rod";
+    rod["mesh"]["rod"] = {{"start", {0.0, 0.3, 0.0}}, {"end", {0.3, 0.3, 0.0}}, {"segments", 6}};
+    rod["material"] = {{"youngs_modulus", 1e7}, {"density", 1000.0}, {"radius", 3e-3}};
+    rod["fixed"] = json::array({box({-1, -1, -1}, {1e-9, 1, 1})});
+    return scene_with(json::array({sheet, rod}), 0.01, 10);
+}
+
+// Runs `document`; counts the steps the scene's own method certified (no repair by another method).
+int steps_certified_by_the_method(Simulation& simulation) {
+    int certified = 0;
+    simulation.run([&](const solver::StepResult&) {
+        const auto& verdict = simulation.last_verdict();
+        certified += verdict.certified() && !verdict.fell_back() ? 1 : 0;
+    });
+    return certified;
+}
+
+TEST(CodimMethods, StencilDescentEndsAHangingSheetAndRodWhereIpcDoes) {
+    std::map<std::string, std::map<GlobalId, Vec3>> positions;
+    for (const std::string solver : {"ipc", "stencil_descent"}) {
+        json document = hanging_sheet_and_rod();
+        document["solver"] = {{"type", solver}};
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "test.json"),
+                              dir_of("hang_" + solver));
+        EXPECT_EQ(steps_certified_by_the_method(simulation), 10) << solver;
+        positions[solver] = gather_positions(simulation, MPI_COMM_WORLD);
+    }
+    double worst = 0.0;
+    for (const auto& [id, x] : positions["ipc"]) {
+        const Vec3& y = positions["stencil_descent"].at(id);
+        worst = std::max({worst, std::abs(x[0] - y[0]), std::abs(x[1] - y[1]), std::abs(x[2] - y[2])});
+    }
+    if (world_rank() == 0) {
+        std::printf("hanging sheet and rod: stencil descent ends %.3e m from ipc\n", worst);
+    }
+    // Both end with every node within ε_a of balance; the sheet's tip has fallen 6 cm.
+    EXPECT_LT(worst, 2e-6);
+}
+
+TEST(CodimMethods, StencilDescentIsTheSameOnEveryRankCount) {
+    json document = hanging_sheet_and_rod();
+    document["solver"] = {{"type", "stencil_descent"}};
+    const auto deviation = test::rank_count_deviation(document, "codim_methods", "descent_equivalence");
+    ASSERT_TRUE(deviation.same_nodes);
+    if (world_rank() == 0) {
+        std::printf("stencil descent on shells and rods: max |x_P - x_1| = %.3e m on %d ranks\n",
+                    deviation.worst, test::world_size());
+    }
+    EXPECT_LT(deviation.worst, 1e-7);
+}
+
+TEST(CodimMethods, StencilDescentLandsASheetOnABlockAtItsOffset) {
+    json block = test::box_body("neo_hookean", {-0.1, -0.1, 0.0}, {0.1, 0.1, 0.1}, {2, 2, 2}, 1e6);
+    block["fixed"] = json::array({box({-1, -1, -1}, {1, 1, 1})});
+    json sheet;
+    sheet["type"] = "shell";
+    sheet["mesh"]["sheet"] = {{"length", 0.12}, {"width", 0.12}, {"cells_x", 4}, {"cells_y", 4}};
+    sheet["material"] = {{"model", "neo_hookean"},
+                         {"youngs_modulus", 1e4},
+                         {"poisson_ratio", 0.3},
+                         {"density", 200.0},
+                         {"thickness", 1e-3}}; // contact offset: half the thickness, 0.5 mm
+    sheet["translate"] = {-0.06, -0.06, 0.103};
+    json document = scene_with(json::array({block, sheet}), 0.01, 12);
+    document["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.3}};
+    document["solver"] = {{"type", "stencil_descent"}};
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(document, "test.json"), dir_of("land"));
+    double worst_excess = -1e300;
+    int certified = 0;
+    simulation.run([&](const solver::StepResult&) {
+        const auto& verdict = simulation.last_verdict();
+        certified += verdict.certified() && !verdict.fell_back() ? 1 : 0;
+        if (verdict.energy_consistent.has_value()) {
+            worst_excess = std::max(worst_excess, verdict.energy_change - verdict.work - verdict.allowance);
+        }
+    });
+    EXPECT_EQ(certified, 12);
+    EXPECT_LE(worst_excess, 0.0) << "the energy rose in a step";
+    double lowest = 1e300;
+    for (const auto& [id, x] : gather_positions(simulation, MPI_COMM_WORLD)) {
+        if (x[2] > 0.1 + 1e-9) { // the sheet's nodes (the block's top is at 0.1 m)
+            lowest = std::min(lowest, x[2]);
+        }
+    }
+    if (world_rank() == 0) {
+        std::printf("sheet on block with stencil descent: lowest node %.3e m above the block\n",
+                    lowest - 0.1);
+    }
+    // Resting on its offset surface: more than the offset above the block, within a few d̂ of it.
+    EXPECT_GT(lowest - 0.1, 0.5e-3);
+    EXPECT_LT(lowest - 0.1, 0.5e-3 + 3e-3);
 }
 
 TEST(CodimMethods, EveryIntegratorSwingsARodThatKeepsItsLength) {

@@ -100,6 +100,54 @@ void StencilDescent::elastic_derivatives(bool hessians) {
                 }
             });
     }
+    codim_derivatives(hessians);
+}
+
+void StencilDescent::codim_derivatives(bool hessians) {
+    if (!m_has_codim) {
+        return;
+    }
+    CodimTerm& codim = m_parts.potential.codim();
+    if (m_data.num_codim > 0) {
+        codim.evaluate(m_data.x, hessians); // the layout's first rows are the LocalMesh's
+        m_data.codim_gradient = codim.gradients();
+        if (hessians) {
+            m_data.codim_hessian = codim.hessians();
+        }
+    }
+    // 1. Per owned vertex, its stencils' gradient and diagonal block, in its entries' order.
+    const StencilData d = m_data;
+    const auto sums = d.codim_sums;
+    Kokkos::parallel_for(
+        "intact::solver::stencil_codim_vertex_sums", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) {
+            double row[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            for (int k = d.codim_offsets(v); k < d.codim_offsets(v + 1); ++k) {
+                const int c = d.codim_entries(k, 0);
+                const int s = d.codim_entries(k, 1);
+                for (int i = 0; i < 3; ++i) {
+                    row[i] += d.codim_gradient(c, 3 * s + i);
+                    for (int j = 0; hessians && j < 3; ++j) {
+                        row[3 + 3 * i + j] += d.codim_hessian(c, 3 * s + i, 3 * s + j);
+                    }
+                }
+            }
+            for (int i = 0; i < 12; ++i) {
+                sums(v, i) = row[i];
+            }
+        });
+    // 2. Every other layout row from its owner, then into elasticity's sums.
+    m_layout.halo->gather(sums);
+    Kokkos::parallel_for(
+        "intact::solver::stencil_codim_add", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) {
+            for (int i = 0; i < 3; ++i) {
+                d.elastic_gradient(v, i) += sums(v, i);
+                for (int j = 0; hessians && j < 3; ++j) {
+                    d.elastic_diagonal(v, i, j) += sums(v, 3 + 3 * i + j);
+                }
+            }
+        });
 }
 
 void StencilDescent::vertex_derivatives() {

@@ -142,7 +142,8 @@ void StencilDescent::load_update() {
 
 std::array<double, 2> StencilDescent::update_energy_change(const NodeField& x, double alpha) {
     // The trial point on the solver's rows (ghosts too: owned elements read them), in the step bound's
-    // scratch, which is free here; inertia, load and elasticity from the shared potential.
+    // scratch, which is free here; inertia, load and the elasticity of solids, shells and rods from the
+    // shared potential.
     const NodeField trial = m_product;
     const NodeField delta = m_delta;
     Kokkos::parallel_for(
@@ -153,7 +154,10 @@ std::array<double, 2> StencilDescent::update_energy_change(const NodeField& x, d
             }
         });
     const double nodal = m_parts.potential.nodal_energy_change(x, trial, *m_problem).first;
-    const double elastic = m_parts.potential.elastic().energy_change(x, trial).first;
+    double elastic = m_parts.potential.elastic().energy_change(x, trial).first;
+    if (m_data.num_codim > 0) {
+        elastic += m_parts.potential.codim().energy_change(x, trial).first; // owned stencils
+    }
     double pairs = 0.0;
     if (m_data.num_pairs > 0) {
         const StencilData d = m_data;

@@ -34,6 +34,10 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
         m_data.xs = m_xs;
         m_data.topology = m_contact->topology();
     }
+    for (const auto& body : parts.scene.bodies) {
+        m_has_codim = m_has_codim || body.type != io::BodyType::solid;
+    }
+    build_codim_data();
     build_elastic();
     build_static_data();
     if (m_contact) {
@@ -54,6 +58,83 @@ StencilDescent::StencilDescent(const StepParts& parts, const NewtonSettings& set
         }
         m_x_start = NodeField("intact::solver::stencil_x_start", local.num_local_nodes());
     }
+}
+
+void StencilDescent::build_codim_data() {
+    StencilData& d = m_data;
+    d.has_codim = m_has_codim;
+    if (!m_has_codim) {
+        return;
+    }
+    const CodimTerm& codim = m_parts.potential.codim();
+    d.num_codim = codim.num_stencils();
+    codim.kind_begins(d.codim_begin);
+    d.codim_nodes = codim.stencils();
+    d.codim_parameters = codim.parameters();
+    d.codim_steps = decltype(d.codim_steps)("intact::solver::stencil_codim_steps", d.num_codim);
+    d.codim_sums = decltype(d.codim_sums)("intact::solver::stencil_codim_sums", 0);
+
+    // The stencils around each LocalMesh node, ordered by (kind, global ids of the corners), so that every
+    // per-vertex sum adds the same terms in the same order on every rank count.
+    const auto& stencils = codim.host_stencils();
+    const int num_local = m_local.num_local_nodes();
+    using Key = std::array<long long, 6>; // kind, four global ids (−1 for unused corners), corner
+    std::vector<std::vector<std::pair<Key, std::array<int, 2>>>> around(static_cast<std::size_t>(num_local));
+    for (int c = 0; c < d.num_codim; ++c) {
+        const auto& nodes = stencils[static_cast<std::size_t>(c)];
+        Key key{codim_kind_of(d.codim_begin, c), -1, -1, -1, -1, 0};
+        for (int a = 0; a < 4; ++a) {
+            const int n = nodes[static_cast<std::size_t>(a)];
+            key[static_cast<std::size_t>(1 + a)] =
+                n < 0 ? -1 : static_cast<long long>(m_local.node_global_id[static_cast<std::size_t>(n)]);
+        }
+        for (int a = 0; a < 4; ++a) {
+            const int n = nodes[static_cast<std::size_t>(a)];
+            if (n >= 0) {
+                key[5] = a;
+                around[static_cast<std::size_t>(n)].push_back({key, {c, a}});
+            }
+        }
+    }
+    d.codim_offsets = StencilData::IntView("intact::solver::stencil_codim_offsets", num_local + 1);
+    auto offsets = Kokkos::create_mirror_view(d.codim_offsets);
+    offsets(0) = 0;
+    for (int v = 0; v < num_local; ++v) {
+        auto& list = around[static_cast<std::size_t>(v)];
+        std::sort(list.begin(), list.end());
+        offsets(v + 1) = offsets(v) + static_cast<int>(list.size());
+    }
+    d.codim_entries = decltype(d.codim_entries)("intact::solver::stencil_codim_entries", offsets(num_local));
+    auto entries = Kokkos::create_mirror_view(d.codim_entries);
+    for (int v = 0; v < num_local; ++v) {
+        int k = offsets(v);
+        for (const auto& [key, entry] : around[static_cast<std::size_t>(v)]) {
+            entries(k, 0) = entry[0];
+            entries(k, 1) = entry[1];
+            ++k;
+        }
+    }
+    Kokkos::deep_copy(d.codim_offsets, offsets);
+    Kokkos::deep_copy(d.codim_entries, entries);
+}
+
+void StencilDescent::add_codim_masses() {
+    // Codimensional nodes are in no tetrahedron: their whole mass is the CodimTerm's, complete on the
+    // owned rows, and the layout's other rows take their owners'.
+    if (!m_has_codim) {
+        return;
+    }
+    const StencilData d = m_data;
+    const int rows = m_layout.mesh.num_local_nodes();
+    Kokkos::View<double*, MemSpace> masses("intact::solver::stencil_codim_masses", rows);
+    const auto lumped = m_parts.potential.codim().lumped_mass();
+    Kokkos::parallel_for(
+        "intact::solver::stencil_codim_owned_masses", Kokkos::RangePolicy<ExecSpace>(0, d.num_owned),
+        KOKKOS_LAMBDA(const int v) { masses(v) = lumped(v); });
+    m_layout.halo->gather(masses);
+    Kokkos::parallel_for(
+        "intact::solver::stencil_codim_masses", Kokkos::RangePolicy<ExecSpace>(0, d.num_nodes),
+        KOKKOS_LAMBDA(const int v) { d.mass(v) += masses(v); });
 }
 
 void StencilDescent::release_static_data() {
@@ -81,6 +162,7 @@ void StencilDescent::release_static_data() {
     d.pair_offsets = {};
     d.pair_edges = {};
     m_layout_scratch = {};
+    d.codim_sums = {};
     m_node_row = {};
     m_elastic.reset();
 }
@@ -166,6 +248,7 @@ void StencilDescent::build_static_data() {
     Kokkos::deep_copy(d.element_offsets, offsets);
     Kokkos::deep_copy(d.element_entries, entries);
     Kokkos::deep_copy(d.mass, mass);
+    add_codim_masses();
 
     // Elasticity's batches: layout elements in ascending global id, `element_batch` at a time (automatic:
     // a sixteenth of the layout, so the batch buffers (720 bytes per element) stay a small share of the
@@ -259,6 +342,9 @@ void StencilDescent::build_static_data() {
     d.x_hat = NodeField("intact::solver::stencil_x_hat", rows);
     d.force = NodeField("intact::solver::stencil_force", rows);
     m_layout_scratch = NodeField("intact::solver::stencil_layout_scratch", rows);
+    if (m_has_codim) {
+        d.codim_sums = decltype(d.codim_sums)("intact::solver::stencil_codim_sums", rows);
+    }
     d.gradient = NodeField("intact::solver::stencil_gradient", d.num_nodes);
     d.diagonal = decltype(d.diagonal)("intact::solver::stencil_diagonal", d.num_nodes);
     d.step_sum = NodeField("intact::solver::stencil_step_sum", d.num_owned);

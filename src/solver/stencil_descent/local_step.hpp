@@ -21,10 +21,11 @@ constexpr int k_backtracks = 10;  // L_max
 // 0.25 µm apart spent 90% of its 37 s in local CCD, 19 s at 100 (20 sweeps, ‖g‖ 304 → 35).
 constexpr int k_local_ccd_iterations = 100;
 
-// E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element
-// touching them once and each pair touching them once (counted at its first stencil slot).
+// E^[k](x + α dir) − E^[k](x): inertia and external load of the stencil's free vertices, each element and
+// pair touching them once (counted at its first stencil slot), and the codimensional stencils: k's own
+// exactly, the others by their quadratic model at each vertex (codim_model_change).
 KOKKOS_INLINE_FUNCTION double
-stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& dir, double alpha) {
+stencil_energy_change(const StencilData& d, int k, const int (&nodes)[4], const Vec12& dir, double alpha) {
     double change = 0.0;
     for (int a = 0; a < 4; ++a) {
         const int v = nodes[a];
@@ -35,8 +36,8 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
         const KVec3 load = d.mass(v) * KVec3(d.gravity[0], d.gravity[1], d.gravity[2]) + row3(d.force, v);
         change += d.mass(v) * ((row3(d.x, v) - row3(d.x_hat, v)).dot(step) + 0.5 * step.squaredNorm()) -
                   d.h2c * load.dot(step);
-        for (int k = d.element_offsets(v); k < d.element_offsets(v + 1); ++k) {
-            const int e = d.entry_element(k);
+        for (int q = d.element_offsets(v); q < d.element_offsets(v + 1); ++q) {
+            const int e = d.entry_element(q);
             if (element_met_before(d, nodes, a, e)) {
                 continue;
             }
@@ -52,8 +53,11 @@ stencil_energy_change(const StencilData& d, const int (&nodes)[4], const Vec12& 
                 change += d.elastic * d.h2c * element_energy_change(d, e, before, step);
             }
         }
-        for (int k = d.pair_offsets(v); k < d.pair_offsets(v + 1); ++k) {
-            const int p = d.pair_entries(k, 0);
+        if (d.has_codim && d.elastic > 0.0) {
+            change += d.elastic * d.h2c * codim_model_change(d, k, nodes, a, dir, alpha);
+        }
+        for (int q = d.pair_offsets(v); q < d.pair_offsets(v + 1); ++q) {
+            const int p = d.pair_entries(q, 0);
             if (pair_met_before(d, nodes, a, p)) {
                 continue;
             }
@@ -101,7 +105,9 @@ stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat
             // Off-diagonal block (a, b): the elements containing both v and u (their edge's sum), then the
             // pairs.
             const int edge = k < d.num_elements ? d.stencil_edges(k, pair_slot(a, b))
-                                                : d.pair_edges(k - d.num_elements, pair_slot(a, b));
+                             : k < d.num_elements + d.num_pairs
+                                 ? d.pair_edges(k - d.num_elements, pair_slot(a, b))
+                                 : -1;
             if (edge >= 0) {
                 const bool forward = d.edge_nodes(edge, 0) == v;
                 for (int i = 0; i < 3; ++i) {
@@ -110,6 +116,16 @@ stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat
                             d.elastic * d.h2c *
                             (forward ? d.edge_block(edge, i, j) : d.edge_block(edge, j, i));
                     }
+                }
+            }
+            // A codimensional stencil's own block (the others sharing the edge are left out: a whole
+            // stencil's off-diagonal blocks dropped keep H^[k] positive definite, and no rank holds every
+            // stencil around its ghosts).
+            const int codim = k - d.num_elements - d.num_pairs;
+            for (int i = 0; codim >= 0 && d.elastic > 0.0 && i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    H(3 * a + i, 3 * b + j) +=
+                        d.elastic * d.h2c * d.codim_hessian(codim, 3 * a + i, 3 * b + j);
                 }
             }
             for (int q = d.pair_offsets(v); q < d.pair_offsets(v + 1); ++q) {
@@ -130,7 +146,8 @@ stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat
     }
 }
 
-// K2 for stencil k (element stencils first, then B's pairs), from the frozen state: its local Newton
+// K2 for stencil k (element stencils first, then B's pairs, then the codimensional stencils), from the
+// frozen state: its local Newton
 // step, shortened by the local CCD and inversion search and backtracked on E^[k]; zero when nothing
 // descends.
 KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
@@ -179,7 +196,7 @@ KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
             const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
             const double bound = contact::pair_time_of_impact_at(
                 kind, start, moved, contact::pair_plane_normal(kind, rows, d.topology), d0,
-                k_local_ccd_iterations);
+                k_local_ccd_iterations, contact::pair_offset(kind, rows, d.topology));
             t = bound < t ? bound : t;
         }
     }
@@ -192,7 +209,7 @@ KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
     bool accepted = false;
     if (slope < 0.0) {
         for (int i = 0; i < k_backtracks && !accepted; ++i, alpha *= 0.5) {
-            const double change = stencil_energy_change(d, nodes, dir, alpha);
+            const double change = stencil_energy_change(d, k, nodes, dir, alpha);
             accepted = change <= k_armijo * alpha * slope;
             if (accepted) {
                 break;

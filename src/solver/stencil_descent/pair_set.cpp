@@ -63,20 +63,24 @@ bool StencilDescent::add_pairs(const contact::PairList& found) {
                 KVec3 start[4], step[4];
                 contact::pair_positions(kind(k), r, xs, start);
                 contact::pair_positions(kind(k), r, ps, step);
+                // s is the squared gap of the offset surfaces; the CCD measures the primitives themselves.
+                const double offset = contact::pair_offset(kind(k), r, topology);
                 bool near = s < dhat * dhat;
                 if (!near && kind(k) == contact::k_point_plane) {
                     const KVec3 n = contact::pair_plane_normal(kind(k), r, topology);
-                    near = n.dot(start[0] + step[0] - start[1] - step[1]) < dhat;
+                    near = n.dot(start[0] + step[0] - start[1] - step[1]) - offset < dhat;
                 } else if (!near) {
                     double toi = 1.0;
-                    near =
-                        kind(k) == contact::k_point_triangle
-                            ? kernels::point_triangle_ccd(
-                                  start[0], start[1], start[2], start[3], start[0] + step[0],
-                                  start[1] + step[1], start[2] + step[2], start[3] + step[3], dhat, 1.0, toi)
-                            : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3],
-                                                     start[0] + step[0], start[1] + step[1],
-                                                     start[2] + step[2], start[3] + step[3], dhat, 1.0, toi);
+                    const double separation = dhat + offset;
+                    near = kind(k) == contact::k_point_triangle
+                               ? kernels::point_triangle_ccd(start[0], start[1], start[2], start[3],
+                                                             start[0] + step[0], start[1] + step[1],
+                                                             start[2] + step[2], start[3] + step[3],
+                                                             separation, 1.0, toi)
+                               : kernels::edge_edge_ccd(start[0], start[1], start[2], start[3],
+                                                        start[0] + step[0], start[1] + step[1],
+                                                        start[2] + step[2], start[3] + step[3], separation,
+                                                        1.0, toi);
                 }
                 distance(k) = near ? s : -1.0;
             });

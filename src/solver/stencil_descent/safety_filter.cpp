@@ -34,7 +34,7 @@ double StencilDescent::filter_bound(const NodeField& x) {
             const double d0 = ::sqrt(contact::pair_squared_distance(kind, rows, d.xs, d.topology));
             const double t = contact::pair_time_of_impact_at(
                 kind, start, step, contact::pair_plane_normal(kind, rows, d.topology), d0,
-                k_local_ccd_iterations);
+                k_local_ccd_iterations, contact::pair_offset(kind, rows, d.topology));
             bound = t < bound ? t : bound;
         },
         Kokkos::Min<double>(pairs));

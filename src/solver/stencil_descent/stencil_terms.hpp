@@ -103,10 +103,24 @@ KOKKOS_INLINE_FUNCTION int pair_slot(int a, int b) {
     return lo == 0 ? hi - 1 : lo + hi;
 }
 
-// The four nodes of stencil k (elements first, then pairs); −1 for a slot that is no stencil vertex.
+// The four nodes of stencil k (elements first, then pairs, then codimensional stencils); −1 for a slot
+// that is no stencil vertex.
 KOKKOS_INLINE_FUNCTION void stencil_nodes(const StencilData& d, int k, int (&nodes)[4]) {
+    const int pair = k - d.num_elements;
+    const int codim = pair - d.num_pairs;
     for (int a = 0; a < 4; ++a) {
-        nodes[a] = k < d.num_elements ? d.tets(k, a) : d.pair_nodes(k - d.num_elements, a);
+        nodes[a] = k < d.num_elements ? d.tets(k, a)
+                   : codim < 0        ? d.pair_nodes(pair, a)
+                                      : d.codim_nodes(codim, a);
+    }
+}
+
+// The codimensional stencils around node v: [begin, end) in codim_entries (none past the LocalMesh's rows).
+KOKKOS_INLINE_FUNCTION void codim_range(const StencilData& d, int v, int& begin, int& end) {
+    begin = end = 0;
+    if (d.num_codim > 0 && v >= 0 && v < d.num_local) {
+        begin = d.codim_offsets(v);
+        end = d.codim_offsets(v + 1);
     }
 }
 
@@ -124,6 +138,52 @@ KOKKOS_INLINE_FUNCTION KVec3 row3(const NodeField& f, int n) {
     return KVec3(f(n, 0), f(n, 1), f(n, 2));
 }
 
+// The codimensional energy change (unweighted, J) of stencil k's local problem at its first slot a's vertex
+// v when stencil `nodes` move by alpha · dir: the stencils around v other than k by their quadratic model
+// from v's sums, α gᵀδ + ½ α² δᵀ D δ (g, D: codim_sums less k's own part); and once, at slot 0, stencil k's
+// own change when k is codimensional (codim_stencil_energy_change). Every rank has these terms for every
+// stencil it holds, so the local steps agree across rank counts.
+KOKKOS_INLINE_FUNCTION double codim_model_change(
+    const StencilData& d, int k, const int (&nodes)[4], int a, const Vec12& dir, double alpha) {
+    const int v = nodes[a];
+    const int c = k - d.num_elements - d.num_pairs; // ≥ 0: a codimensional stencil
+    double g[3], D[3][3];
+    for (int i = 0; i < 3; ++i) {
+        g[i] = d.codim_sums(v, i);
+        for (int j = 0; j < 3; ++j) {
+            D[i][j] = d.codim_sums(v, 3 + 3 * i + j);
+        }
+    }
+    double change = 0.0;
+    if (c >= 0) {
+        for (int i = 0; i < 3; ++i) {
+            g[i] -= d.codim_gradient(c, 3 * a + i);
+            for (int j = 0; j < 3; ++j) {
+                D[i][j] -= d.codim_hessian(c, 3 * a + i, 3 * a + j);
+            }
+        }
+        if (a == 0) {
+            KVec3 q[4], step[4];
+            for (int b = 0; b < 4; ++b) {
+                const int n = d.codim_nodes(c, b) >= 0 ? d.codim_nodes(c, b) : d.codim_nodes(c, 0);
+                q[b] = row3(d.x, n);
+                const int s = d.codim_nodes(c, b) >= 0 ? b : 0;
+                step[b] = alpha * KVec3(dir(3 * s), dir(3 * s + 1), dir(3 * s + 2));
+            }
+            change +=
+                codim_stencil_energy_change(codim_kind_of(d.codim_begin, c), d.codim_parameters, c, q, step);
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        const double delta_i = alpha * dir(3 * a + i);
+        change += g[i] * delta_i;
+        for (int j = 0; j < 3; ++j) {
+            change += 0.5 * delta_i * D[i][j] * alpha * dir(3 * a + j);
+        }
+    }
+    return change;
+}
+
 // Weighted barrier κ_i b_i of pair p with stencil positions x (pair_positions order), the energy the pair
 // stores (c h² J); the derivatives when order > energy.
 KOKKOS_INLINE_FUNCTION double
@@ -132,12 +192,13 @@ pair_barrier(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12&
     const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
     double b = 0.0;
     const contact::BarrierPhi phi{d.pair_s_hat(p)};
+    const double offset = contact::pair_offset(kind, rows, d.topology); // the offset surfaces' gap
     if (kind == contact::k_point_plane) {
         b = contact::plane_potential(x[0], x[1], contact::pair_plane_normal(kind, rows, d.topology), phi,
-                                     order, g, H);
+                                     order, g, H, offset);
     } else {
         b = contact::pair_potential(kind, x, phi, contact::pair_mollifier_threshold(kind, rows, d.topology),
-                                    order, contact::HessianProjection::by_case, g, H);
+                                    order, contact::HessianProjection::by_case, g, H, offset);
     }
     const double kappa = d.pair_kappa(p);
     if (order != contact::k_value) {

@@ -99,15 +99,19 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
     const int num_layout_elements = static_cast<int>(d.element_order.extent(0));
     for (int lo = 0; lo < num_layout_elements || lo == 0; lo += d.step_batch) {
         const int hi = std::min(num_layout_elements, lo + d.step_batch);
-        const int pairs = lo == 0 ? d.num_pairs : 0;
+        const int jacobi_stencils = lo == 0 ? d.num_pairs + d.num_codim : 0;
         Kokkos::parallel_for(
-            "intact::solver::stencil_local_steps", Kokkos::RangePolicy<ExecSpace>(0, hi - lo + pairs),
-            KOKKOS_LAMBDA(const int k) {
+            "intact::solver::stencil_local_steps",
+            Kokkos::RangePolicy<ExecSpace>(0, hi - lo + jacobi_stencils), KOKKOS_LAMBDA(const int k) {
                 if (k >= hi - lo) {
                     const int p = k - (hi - lo);
                     const Vec12 step = stencil_local_step(d, d.num_elements + p);
                     for (int i = 0; i < 12; ++i) {
-                        d.pair_steps(p, i) = step(i);
+                        if (p < d.num_pairs) {
+                            d.pair_steps(p, i) = step(i);
+                        } else {
+                            d.codim_steps(p - d.num_pairs, i) = step(i);
+                        }
                     }
                     return;
                 }
@@ -167,6 +171,16 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
                 const int s = d.pair_entries(k, 1);
                 for (int i = 0; i < 3; ++i) {
                     sum[i] += d.pair_steps(p, 3 * s + i);
+                }
+                ++count;
+            }
+            int codim_begin = 0, codim_end = 0;
+            codim_range(d, v, codim_begin, codim_end);
+            for (int k = codim_begin; k < codim_end; ++k) {
+                const int c = d.codim_entries(k, 0);
+                const int s = d.codim_entries(k, 1);
+                for (int i = 0; i < 3; ++i) {
+                    sum[i] += d.codim_steps(c, 3 * s + i);
                 }
                 ++count;
             }
