@@ -260,7 +260,9 @@ def run_one(entry, variant, size, args):
     if size == "tiny":
         overrides = entry.get("small", []) + entry.get("tiny", [])
     command = shlex.split(args.mpiexec) + ["-n", str(args.np)] if args.mpiexec else []
-    command += [args.intact, "run", str(ROOT / entry["scene"]), "--output", str(out)]
+    # A scene whose full size is another file (more bodies than an override can add): `full_scene`.
+    scene = entry.get("full_scene", entry["scene"]) if size == "full" else entry["scene"]
+    command += [args.intact, "run", str(ROOT / scene), "--output", str(out)]
     for item in overrides + variants(entry)[variant]:
         command += ["--set", item]
     out.mkdir(parents=True, exist_ok=True)
