@@ -147,9 +147,8 @@ stencil_system(const StencilData& d, int k, const int (&nodes)[4], Vec12& g, Mat
 }
 
 // K2 for stencil k (element stencils first, then B's pairs, then the codimensional stencils), from the
-// frozen state: its local Newton
-// step, shortened by the local CCD and inversion search and backtracked on E^[k]; zero when nothing
-// descends.
+// frozen state: its local Newton step, shortened by the local CCD and inversion search and backtracked on
+// E^[k]; zero when nothing descends.
 KOKKOS_INLINE_FUNCTION Vec12 stencil_local_step(const StencilData& d, int k) {
     int nodes[4];
     stencil_nodes(d, k, nodes);
