@@ -93,9 +93,13 @@ KOKKOS_INLINE_FUNCTION double codim_stencil_energy(int kind,
 /// difference is below 1e-9 of the two energies (so it has lost at least 7 of its digits), it integrates the
 /// gradient along the step, ∫₀¹ ∇E(x + t step) · step dt, by 2-point Gauss–Legendre (error of relative
 /// order 1e-12 at that step); otherwise it takes the difference (+∞ when the trial folds a rod vertex or
-/// collapses a neo-Hookean triangle).
-KOKKOS_INLINE_FUNCTION double codim_stencil_energy_change(
-    int kind, const CodimParameters& p, int s, const kernels::Vec3 x[4], const kernels::Vec3 step[4]) {
+/// collapses a neo-Hookean triangle). `energy_before`, when given, receives E(x).
+KOKKOS_INLINE_FUNCTION double codim_stencil_energy_change(int kind,
+                                                          const CodimParameters& p,
+                                                          int s,
+                                                          const kernels::Vec3 x[4],
+                                                          const kernels::Vec3 step[4],
+                                                          double* energy_before = nullptr) {
     using kernels::Vec3;
     Vec3 trial[4];
     double largest = 0.0;
@@ -105,6 +109,9 @@ KOKKOS_INLINE_FUNCTION double codim_stencil_energy_change(
         largest = moved > largest ? moved : largest;
     }
     const double before = codim_stencil_energy(kind, p, s, x, nullptr, nullptr);
+    if (energy_before) {
+        *energy_before = before;
+    }
     const double after = codim_stencil_energy(kind, p, s, trial, nullptr, nullptr);
     const double change = after - before;
     const double magnitude = (before < 0.0 ? -before : before) + (after < 0.0 ? -after : after);
@@ -112,8 +119,8 @@ KOKKOS_INLINE_FUNCTION double codim_stencil_energy_change(
         largest > 1e-3 * (x[1] - x[0]).norm()) {
         return change; // a change this large keeps its digits in the plain difference
     }
-    constexpr double offset = 0.28867513459481287; // 1 / (2 √3)
-    const double nodes[2] = {0.5 - offset, 0.5 + offset};
+    constexpr double spread = 0.28867513459481287; // 1 / (2 √3): the 2-point rule's nodes on [0, 1]
+    const double nodes[2] = {0.5 - spread, 0.5 + spread};
     double integral = 0.0;
     for (int q = 0; q < 2; ++q) {
         Vec3 at[4];

@@ -3,16 +3,13 @@
 #include "src/core/error.hpp"
 #include "src/solver/codim_stencil.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace intact::solver {
 
 namespace {
-
-constexpr int k_triangle = k_codim_triangle;
-constexpr int k_hinge = k_codim_hinge;
-constexpr int k_segment = k_codim_segment;
-constexpr int k_rod_vertex = k_codim_rod_vertex;
 
 constexpr double k_pi = 3.14159265358979323846;
 
@@ -84,6 +81,8 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
                                           << " material");
         return materials[static_cast<std::size_t>(body)];
     };
+    std::vector<double> triangle_mass(elements.triangles.size()); // each corner's share (kg)
+    std::vector<double> segment_mass(elements.segments.size());   // each end's share (kg)
     int s = 0;
     const auto add = [&](const auto& nodes, bool is_owned) {
         for (int a = 0; a < 4; ++a) {
@@ -111,9 +110,7 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
         parameters(s, 5) = m.mu;
         parameters(s, 6) = m.lambda;
         parameters(s, 7) = m.membrane == CodimMaterial::Membrane::stvk ? 0.0 : 1.0;
-        for (int a = 0; a < 3; ++a) {
-            mass(tri[static_cast<std::size_t>(a)]) += m.density * m.thickness * area / 3.0;
-        }
+        triangle_mass[t] = m.density * m.thickness * area / 3.0;
     }
     m_triangles.end = s;
 
@@ -137,9 +134,7 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
         INTACT_REQUIRE(length > 0.0, "CodimTerm: zero-length rod segment (the scene reader checks this)");
         parameters(s, 0) = length;
         parameters(s, 1) = m.stretch_stiffness;
-        for (int a = 0; a < 2; ++a) {
-            mass(seg[static_cast<std::size_t>(a)]) += 0.5 * m.density * k_pi * m.radius * m.radius * length;
-        }
+        segment_mass[k] = 0.5 * m.density * k_pi * m.radius * m.radius * length;
     }
     m_segments.end = s;
 
@@ -156,6 +151,29 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
     }
     m_rod_vertices.end = s;
 
+    // Lumped masses: each node's share of its triangles, then of its segments, each in scene-wide element
+    // order (a LocalMesh lists its owned elements first), so that a node's mass does not depend on the
+    // partition.
+    const auto in_scene_order = [](std::size_t count, const std::vector<long long>& ids) {
+        std::vector<std::size_t> order(count);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        if (ids.size() == count) {
+            std::sort(order.begin(), order.end(),
+                      [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+        }
+        return order;
+    };
+    for (const std::size_t t : in_scene_order(elements.triangles.size(), elements.triangle_id)) {
+        for (const int node : elements.triangles[t]) {
+            mass(node) += triangle_mass[t];
+        }
+    }
+    for (const std::size_t k : in_scene_order(elements.segments.size(), elements.segment_id)) {
+        for (const int node : elements.segments[k]) {
+            mass(node) += segment_mass[k];
+        }
+    }
+
     Kokkos::deep_copy(m_stencils, stencils);
     Kokkos::deep_copy(m_parameters, parameters);
     Kokkos::deep_copy(m_owned, owned);
@@ -164,11 +182,11 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
 
 CodimTerm::Range CodimTerm::range_of(int kind) const {
     switch (kind) {
-    case k_triangle:
+    case k_codim_triangle:
         return m_triangles;
-    case k_hinge:
+    case k_codim_hinge:
         return m_hinges;
-    case k_segment:
+    case k_codim_segment:
         return m_segments;
     default:
         return m_rod_vertices;
@@ -197,7 +215,7 @@ double CodimTerm::energy_of_range(const NodeField& x, int kind) const {
 
 double CodimTerm::energy(const NodeField& x) const {
     double total = 0.0;
-    for (int kind = k_triangle; kind <= k_rod_vertex; ++kind) {
+    for (int kind = k_codim_triangle; kind <= k_codim_rod_vertex; ++kind) {
         total += energy_of_range(x, kind);
     }
     return total;
@@ -225,8 +243,8 @@ CodimTerm::energy_change_of_range(const NodeField& x, const NodeField& trial, in
             for (int a = 0; a < 4; ++a) {
                 step[a] = t[a] - q[a];
             }
-            const double before = codim_stencil_energy(kind, parameters, s, q, nullptr, nullptr);
-            sum_change += codim_stencil_energy_change(kind, parameters, s, q, step);
+            double before = 0.0;
+            sum_change += codim_stencil_energy_change(kind, parameters, s, q, step, &before);
             sum_magnitude += before < 0 ? -before : before;
         },
         change, magnitude);
@@ -235,7 +253,7 @@ CodimTerm::energy_change_of_range(const NodeField& x, const NodeField& trial, in
 
 std::pair<double, double> CodimTerm::energy_change(const NodeField& x, const NodeField& trial) const {
     std::pair<double, double> total{0.0, 0.0};
-    for (int kind = k_triangle; kind <= k_rod_vertex; ++kind) {
+    for (int kind = k_codim_triangle; kind <= k_codim_rod_vertex; ++kind) {
         const auto part = energy_change_of_range(x, trial, kind);
         total.first += part.first;
         total.second += part.second;
@@ -276,7 +294,7 @@ void CodimTerm::evaluate(const NodeField& x, bool hessians) {
     if (hessians && m_hessians.extent(0) != n) {
         m_hessians = StencilHessians("intact::solver::codim_hessians", n);
     }
-    for (int kind = k_triangle; kind <= k_rod_vertex; ++kind) {
+    for (int kind = k_codim_triangle; kind <= k_codim_rod_vertex; ++kind) {
         evaluate_range(x, kind, hessians, m_project);
     }
 }

@@ -2,7 +2,8 @@
 /// @file stencil_descent.hpp
 /// @brief Second-order stencil descent (stencil descent spec; Lan et al. 2023): a Newton-free,
 /// matrix-free block-coordinate minimiser of the step's incremental potential whose blocks are 12-DOF
-/// stencils, every tetrahedron and every barrier pair of the step's pair set B.
+/// stencils, every tetrahedron and every barrier pair of the step's pair set B, and (not in the paper) every
+/// element of the shells and rods: membrane triangles, hinges, rod segments and rod bending vertices.
 ///
 /// One sweep (spec §3.3, §6.4): (K1) gradient g_v and diagonal Hessian block D_v per vertex, summed over
 /// the vertex's elements and pairs in a fixed order; (K2) per stencil k, from the frozen x: the local
@@ -12,12 +13,12 @@
 /// search on every element touching k with all shared vertices moving (the shared volume bound), each
 /// scaled by `toi_factor`, and Armijo backtracking on E^[k] (every term that depends on k's vertices);
 /// (K3) per owned vertex: the step of the stencil of the sweep's color containing it (Gauss–Seidel), or
-/// the mean of the steps of every stencil containing it (Jacobi; barrier stencils are always Jacobi);
-/// (K4) the safety filter: the shared step bound (inversion + CCD with a broad phase, global MIN) on the
-/// assembled update, which scales it when a pair or an element would be violated, so every accepted
-/// state is penetration- and inversion-free, and whose swept pairs join B (B only grows within a step);
-/// then (not in the paper; `accept_updates`) the energy test on the assembled update, E(x + αΔx) − E(x)
-/// ≤ c₁ α gᵀΔx, damping the Jacobi rows and then α when it fails; (K5) x ← x + Δx and one halo gather.
+/// the mean of the steps of every stencil containing it (Jacobi; barrier and codimensional stencils are
+/// always Jacobi); (K4) the safety filter: the shared step bound (inversion + CCD with a broad phase, global
+/// MIN) on the assembled update, which scales it when a pair or an element would be violated, so every
+/// accepted state is penetration- and inversion-free, and whose swept pairs join B (B only grows within a
+/// step); then (not in the paper; `accept_updates`) the energy test on the assembled update, E(x + αΔx) −
+/// E(x) ≤ c₁ α gᵀΔx, damping the Jacobi rows and then α when it fails; (K5) x ← x + Δx and one halo gather.
 ///
 /// Decisions where the spec leaves a choice (spec §10): element Hessians are the PSD-projected ones of the
 /// shared element kernel and barrier Hessians the shared PSD ones, so H^[k] is positive definite (M > 0)
@@ -134,7 +135,7 @@ struct StencilData {
     Kokkos::View<double* [3][3], Kokkos::LayoutRight, MemSpace> diagonal; ///< per stencil vertex, D_v
     // Local steps Δ^[k] (K2): the element stencils' batch by batch in global element order, each batch
     // summed per vertex (step_sum) before the next overwrites it, so none is kept per element; the
-    // barrier stencils' all at once, after them.
+    // barrier and codimensional stencils' all at once, after them.
     int step_batch = 1; ///< layout elements per batch of local steps
     Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> batch_steps; ///< per element of the batch
     Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> pair_steps;  ///< per pair of B
@@ -161,6 +162,8 @@ struct StencilData {
     int codim_begin[5] = {0, 0, 0, 0, 0}; ///< first stencil of each kind, then the end (codim_kind_of)
     Kokkos::View<const int* [4], Kokkos::LayoutRight, MemSpace> codim_nodes; ///< corners; −1 unused
     CodimParameters codim_parameters;
+    // The potential's CodimTerm buffers (no copy): valid from codim_derivatives until anything else
+    // evaluates that term; the Hessians PSD-projected unless a solver turned the projection off.
     Kokkos::View<double* [12], Kokkos::LayoutRight, MemSpace> codim_gradient;    ///< at x, unweighted
     Kokkos::View<double* [12][12], Kokkos::LayoutRight, MemSpace> codim_hessian; ///< PSD, unweighted
     IntView codim_offsets; ///< per LocalMesh node, [offsets(v), offsets(v+1)) in codim_entries
@@ -195,8 +198,9 @@ public:
     const StencilData& data() const { return m_data; }
 
     /// For tests: stencil k's local system at the current state, g^[k] and H^[k] (row-major), as K2 builds
-    /// it (fixed slots: zero gradient, identity block); k < num_elements an element stencil, else pair
-    /// k − num_elements of B. One device thread, copied to the host.
+    /// it (fixed slots: zero gradient, identity block); k < num_elements an element stencil, then pair
+    /// k − num_elements of B, then codimensional stencil k − num_elements − num_pairs. One device thread,
+    /// copied to the host.
     std::pair<std::array<double, 12>, std::array<double, 144>> local_system(int k) const;
     /// For tests, on one rank: E(x + Δ^[k]) − E(x) with stencil k's local step Δ^[k] (K2) alone (every
     /// other vertex held), from the sweeps' energy test (the shared potential's inertia, load and
@@ -207,7 +211,8 @@ public:
     /// K1: g_v and D_v of every stencil vertex at the current state (from elastic_derivatives' sums).
     void vertex_derivatives();
     /// Elasticity's sums at the current state: per stencil vertex its gradient and, with `hessians`, its
-    /// diagonal block, and the block of every edge; batch by batch in global element order.
+    /// diagonal block, and the block of every edge; batch by batch in global element order; then the shells'
+    /// and rods' (codim_derivatives: collective in a scene that has them).
     void elastic_derivatives(bool hessians);
     /// The barrier pairs' weighted gradients and Hessians at the current positions.
     void pair_derivatives();

@@ -46,11 +46,17 @@ bool StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
         Kokkos::deep_copy(m_assembled, m_delta);
         slopes = update_slopes(); // now: a bound's new pairs may rebuild the layout, and g with it
     }
+    // With no Gauss–Seidel rows (shells and rods alone, or a warm start with every vertex in a pair) ω = 0
+    // would move nothing: α halves at ω = ½ instead.
+    const bool all_jacobi = slopes[0] == 0.0;
     double alpha = 0.0;
     for (const double omega : k_jacobi_weights) {
         if (omega < 1.0) {
             if (omega > 0.0 && slopes[1] == 0.0) {
                 continue; // no Jacobi rows: straight to the shorter steps
+            }
+            if (omega == 0.0 && all_jacobi) {
+                break;
             }
             damp_jacobi(omega);
         }
@@ -71,7 +77,8 @@ bool StencilDescent::take_step(const NodeField& x, PhaseSeconds& seconds) {
         load_update();
         const double slope = slopes[0] + omega * slopes[1];
         bool accepted = false;
-        for (int halving = 0; halving < (omega > 0.0 ? 1 : k_backtracks) && !accepted; ++halving) {
+        const bool halves = omega == 0.0 || (all_jacobi && omega < 1.0);
+        for (int halving = 0; halving < (halves ? k_backtracks : 1) && !accepted; ++halving) {
             const auto [others, elastic] = update_energy_change(x, alpha);
             accepted = slope < 0.0 && others + m_data.elastic * elastic <= k_armijo * alpha * slope &&
                        (m_data.elastic > 0.0 || others + elastic <= 0.0);

@@ -192,7 +192,7 @@ pair_barrier(const StencilData& d, int p, const KVec3 (&x)[4], int order, Vec12&
     const int rows[4] = {d.pairs.rows(p, 0), d.pairs.rows(p, 1), d.pairs.rows(p, 2), d.pairs.rows(p, 3)};
     double b = 0.0;
     const contact::BarrierPhi phi{d.pair_s_hat(p)};
-    const double offset = contact::pair_offset(kind, rows, d.topology); // the offset surfaces' gap
+    const double offset = contact::pair_offset(kind, rows, d.topology); // ξ: the barrier acts on d − ξ
     if (kind == contact::k_point_plane) {
         b = contact::plane_potential(x[0], x[1], contact::pair_plane_normal(kind, rows, d.topology), phi,
                                      order, g, H, offset);

@@ -92,8 +92,9 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
     // The element stencils' steps come batch by batch in ascending global element id, and each batch is
     // summed into step_sum per owned vertex, in its entries' order, before the next batch: so every sum
     // adds the same terms in the same order as with all steps at once, on every rank count and batch
-    // size, and no step is kept per element (96 bytes each). The barrier stencils' steps come in the
-    // first batch's launch (a launch of their own would wait for its slowest thread after the elements').
+    // size, and no step is kept per element (96 bytes each). The barrier and codimensional stencils' steps
+    // come in the first batch's launch (a launch of their own would wait for its slowest thread after the
+    // elements').
     const StencilData d = m_data;
     const auto jacobi = m_jacobi;
     const int num_layout_elements = static_cast<int>(d.element_order.extent(0));
@@ -174,9 +175,9 @@ void StencilDescent::sweep_update(int scheme, int color, const NodeField& delta)
                 }
                 ++count;
             }
-            int codim_begin = 0, codim_end = 0;
-            codim_range(d, v, codim_begin, codim_end);
-            for (int k = codim_begin; k < codim_end; ++k) {
+            int first = 0, last = 0;
+            codim_range(d, v, first, last);
+            for (int k = first; k < last; ++k) {
                 const int c = d.codim_entries(k, 0);
                 const int s = d.codim_entries(k, 1);
                 for (int i = 0; i < 3; ++i) {
