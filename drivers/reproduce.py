@@ -455,9 +455,8 @@ def write_page(summaries, page, command):
         "are not shown; the runs here shared 2 cores with other work, so iteration counts are the figures to "
         "compare.",
         "",
-        "Not reproduced here: the stacked-cloth and hard twisting-cloth rows (`al` does not take shells in "
-        "contact; the cloth pile of `bench_step --cloth` stands in as a benchmark), the barrier-free AL paper's "
-        "twisting rods, and the scenes that need the papers' large meshes.",
+        "Not reproduced here: the hard twisting-cloth row, the barrier-free AL paper's twisting rods, and the "
+        "scenes that need the papers' large meshes.",
         "",
         "## Iterations",
         "",

@@ -372,6 +372,10 @@ TEST(HingeBending, DerivativesMatchFiniteDifferences) {
         const VecN<12> angle = dihedral_angle_gradient(x);
         const MatN<12> gauss_newton = 2.0 * element.weight * angle * angle.transpose();
         EXPECT_TRUE(near(values.projected[c], gauss_newton, 1e-10, 1e-14)) << "Gauss-Newton, case " << c;
+        // The angle's closed-form Hessian against forward differentiation.
+        const Dual2<12> dual = dihedral_angle_dual(x);
+        EXPECT_TRUE(near(dihedral_angle_hessian(x), dual.h, 1e-10, 1e-12 * dual.h.norm()))
+            << "closed-form Hessian of the angle, case " << c;
     }
     // The flat rest state of a flat hinge has zero energy and gradient.
     const VecN<12> flat = folded_hinge(0.0);
