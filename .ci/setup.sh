@@ -234,7 +234,7 @@ test)
   if [[ ! -f $costs && -f $deps/ctest-cost-data.txt ]]; then
     mkdir -p "$(dirname "$costs")" && cp "$deps/ctest-cost-data.txt" "$costs"
   fi
-  timed "ctest" ctest --test-dir "$build" --output-on-failure -j 2
+  timed "ctest" ctest --test-dir "$build" --output-on-failure -j "$jobs"
   mkdir -p "$deps" && cp "$costs" "$deps/ctest-cost-data.txt" 2>/dev/null || true
   timed "docs (strict build)" bash "$root/docs/build.sh" "$build/site"
   timed "docs (tutorial's commands)" bash "$root/docs/run_tutorial.sh" "$build/drivers/intact"
