@@ -212,9 +212,11 @@ build_cuda_variant() {
     -DCMAKE_CXX_COMPILER="$deps/work/kokkos-cuda/src/bin/nvcc_wrapper"
   # The library, the program and the benchmark drivers: every device kernel is in the library. The tests
   # (49 of the 148 objects of a build with them) only matter where a GPU runs them: INTACT_CUDA_TESTS=ON.
+  # INTACT_UNITY_GROUPS: stencil descent's seven sources as one nvcc call (src/CMakeLists.txt).
   timed "CUDA build (library, program, benchmarks)" configure_and_build "$build_cuda" all \
     -DKokkos_ROOT="$kokkos_prefix" -DCMAKE_CXX_COMPILER="$kokkos_prefix/bin/nvcc_wrapper" \
-    -DINTACT_ENABLE_NCCL=ON -DNCCL_ROOT="$cuda_home" -DINTACT_ENABLE_TESTS="${INTACT_CUDA_TESTS:-OFF}"
+    -DINTACT_ENABLE_NCCL=ON -DNCCL_ROOT="$cuda_home" -DINTACT_ENABLE_TESTS="${INTACT_CUDA_TESTS:-OFF}" \
+    -DINTACT_UNITY_GROUPS=ON
   say "CUDA + NCCL variant compiled and linked in $build_cuda (it runs on a machine with a GPU)"
 }
 
