@@ -76,6 +76,8 @@ public:
     void compute_rhs();
     /// Public for CUDA lambdas: d = p + Δ.
     void add_boundary_step();
+    /// Public for CUDA lambdas: H += `added` M on the owned diagonal blocks (the basin's damping).
+    void add_damping(double added);
 
 private:
     void start_kappa(const NodeField& x, const StepProblem& problem);
@@ -83,7 +85,8 @@ private:
     void lag_friction(const NodeField& x, double h);
     /// ∇E and H at x with the boundary's step, and the right-hand side (m_rhs).
     void assemble(const NodeField& x, const StepProblem& problem, PhaseSeconds& seconds);
-    /// H p = rhs into m_direction, its iterations counted in `result`; false when PCG met pᵀHp ≤ 0.
+    /// H p = rhs into m_direction, its iterations counted in `result`; false when PCG met pᵀHp ≤ 0, with
+    /// the curvature it met per unit mass in m_met_curvature.
     bool solve_linear(const NodeField& x,
                       const StepProblem& problem,
                       const PcgSettings& linear,
@@ -112,6 +115,10 @@ private:
     std::unique_ptr<contact::FrictionPairs> m_friction;
     std::optional<FrictionTerm> m_friction_term;
     ForcingTerm m_forcing; ///< PCG's tolerance per Newton iteration (when settings.forcing)
+    /// The basin's damping μ: the exact Hessian plus μ M (solve's step 2); 0 outside the basin.
+    double m_damping = 0.0;
+    /// pᵀHp / pᵀMp of the direction on which the last solve met negative curvature (NaN without).
+    double m_met_curvature = 0.0;
     NodeField m_rhs, m_direction, m_trial, m_product, m_step_start;
     contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (friction slips)
 };

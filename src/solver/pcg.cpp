@@ -261,6 +261,19 @@ PcgResult Pcg::solve(const LinearOperator& A,
                                   Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
             }
             result.breakdown = true;
+            if (settings.curvature_metric.extent(0) > 0) {
+                const auto metric = settings.curvature_metric;
+                double pmp = 0.0;
+                Kokkos::parallel_reduce(
+                    "intact::solver::pcg_breakdown_metric", Kokkos::RangePolicy<ExecSpace>(0, n),
+                    KOKKOS_LAMBDA(const int i, double& sum) {
+                        sum +=
+                            mask(i) * metric(i) * (p(i, 0) * p(i, 0) + p(i, 1) * p(i, 1) + p(i, 2) * p(i, 2));
+                    },
+                    pmp);
+                pmp = comm::allreduce_sum(comm, pmp);
+                result.breakdown_curvature = pmp > 0.0 ? pq / pmp : -std::numeric_limits<double>::infinity();
+            }
             break;
         }
         const double alpha = rz / pq;

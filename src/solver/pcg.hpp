@@ -13,6 +13,7 @@
 #include "src/solver/block_matrix.hpp"
 
 #include <functional>
+#include <limits>
 #include <utility>
 
 namespace intact::solver {
@@ -46,6 +47,9 @@ struct PcgSettings {
     /// Stop when the solve has stalled over this many iterations, as `stall_test` says; 0: never.
     int stall_window = 0;
     StallTest stall_test = StallTest::energy;
+    /// Where set (a per-row weight, e.g. the lumped mass), a breakdown also reports the curvature it met
+    /// relative to it: pᵀAp / Σᵢ metricᵢ ‖pᵢ‖² (PcgResult::breakdown_curvature).
+    Kokkos::View<const double*, MemSpace> curvature_metric;
 };
 
 struct PcgResult {
@@ -54,6 +58,9 @@ struct PcgResult {
     bool converged = false;
     bool breakdown = false; ///< pᵀAp ≤ 0 or not finite: stopped early
     bool stalled = false;   ///< stopped by the stall window
+    /// At a breakdown with PcgSettings::curvature_metric set: pᵀAp / pᵀ diag(metric) p of the direction
+    /// that met it (≤ 0); NaN otherwise.
+    double breakdown_curvature = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// z = M⁻¹ r on owned rows. `setup` is called once per solve, after the matrix values changed.

@@ -70,6 +70,19 @@ double relative_residual(MPI_Comm comm,
     return std::sqrt(comm::allreduce_sum(comm, sums[0]) / comm::allreduce_sum(comm, sums[1]));
 }
 
+// y −= shift · mass ⊙ p on the rows of p.
+void subtract_mass(const NodeField& p,
+                   Kokkos::View<const double*, MemSpace> mass,
+                   double shift,
+                   const NodeField& y) {
+    Kokkos::parallel_for(
+        "subtract_mass", Kokkos::RangePolicy<ExecSpace>(0, p.extent(0)), KOKKOS_LAMBDA(const int i) {
+            for (int c = 0; c < 3; ++c) {
+                y(i, c) -= shift * mass(i) * p(i, c);
+            }
+        });
+}
+
 // A clamped beam; after one step its potential holds an assembled, distributed Hessian.
 io::Scene clamped_beam(double youngs_modulus = 1e6, int cells = 10) {
     nlohmann::json scene;
@@ -212,6 +225,44 @@ TEST(Pcg, EnergyStallTestStopsOnlyASolveThatHasStoppedImproving) {
     EXPECT_TRUE(unreachable.stalled);
     EXPECT_LT(unreachable.iterations, settings.max_iterations);
     EXPECT_LT(unreachable.relative_residual, 1e-7);
+}
+
+TEST(Pcg, BreakdownReportsTheCurvatureItMetPerUnitMass) {
+    // The beam's H = M + h²K shifted by −s M: every eigenvalue of M⁻¹(H − sM) is at least 1 − s (K is
+    // PSD), and the beam's lowest modes have h²ω² ≈ 0.004. At s = 0.5 the operator is positive definite: no
+    // breakdown, no curvature. At s = 2 it is indefinite: PCG breaks down and reports pᵀAp / pᵀMp of the
+    // direction it met, which must lie in [1 − s, 0] (the IPC solver damps by it in Newton's basin).
+    Simulation simulation(MPI_COMM_WORLD, clamped_beam(),
+                          test::output_dir("pcg", "curvature", MPI_COMM_WORLD));
+    simulation.step(); // assembles a Hessian
+    auto& potential = simulation.potential();
+    const int rows = potential.matrix().num_cols();
+    NodeField b("b", rows), x("x", rows);
+    fill_rhs(b);
+    solver::Pcg pcg(potential.num_owned(), rows, simulation.halo(), potential.free_mask());
+    solver::BlockJacobi jacobi(potential.matrix(), potential.free_mask());
+    solver::PcgSettings settings;
+    settings.tolerance = 1e-10;
+    settings.max_iterations = 5000;
+    settings.curvature_metric = potential.lumped_mass();
+    for (const double shift : {0.5, 2.0}) {
+        const solver::LinearOperator shifted = [&](const NodeField& in, const NodeField& out) {
+            potential.apply(in, out);
+            subtract_mass(in, potential.lumped_mass(), shift, out);
+        };
+        const auto result = pcg.solve(shifted, jacobi, b, x, settings);
+        std::printf("shift %.1f: %d iterations, breakdown %d, curvature %.4g\n", shift, result.iterations,
+                    result.breakdown, result.breakdown_curvature);
+        if (shift < 1.0) {
+            EXPECT_TRUE(result.converged);
+            EXPECT_FALSE(result.breakdown);
+            EXPECT_TRUE(std::isnan(result.breakdown_curvature));
+        } else {
+            EXPECT_TRUE(result.breakdown);
+            EXPECT_LE(result.breakdown_curvature, 0.0);
+            EXPECT_GE(result.breakdown_curvature, 1.0 - shift - 1e-12);
+        }
+    }
 }
 
 } // namespace
