@@ -298,10 +298,12 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
         // removes well. So weak curvature is damped instead, Levenberg–Marquardt in the mass metric: PCG
         // solves (H + μM) p = −∇E with μ = 4|pᵀHp / pᵀMp| but at least 1, doubled until PCG succeeds; μ
         // grows 4× when the line search shortens a damped step and shrinks 4× after a whole one, and the
-        // basin is left (the projection used) once μ would pass k_max_damping. The floor: μ as small as the
-        // curvature met (1e-5 on the sheets) lets the near-singular mode's step run long, and the step
-        // bound's CCD then sweeps long paths: on the 10 k-tet pile its phase took 25% longer (0.080 →
-        // 0.100 s a step) for the same Newton count; with μ ≥ 1 it is unchanged.
+        // basin is left (the projection used) once μ would pass k_max_damping. The floor of 1 applies where
+        // damping starts or grows (after whole steps μ may shrink below it): a μ as small as the curvature
+        // met (1e-5 on the sheets) lets the near-singular mode's step run long, and the step bound's CCD
+        // then sweeps long paths (on the 10 k-tet pile its phase took 25% longer for the same Newton count).
+        // A damped p is shorter than Newton's, so a damped iteration may end the solve only on the force
+        // balance with the step test, never on the step's length alone.
         bool in_basin = false;
         m_damping = 0.0;
         double previous_acceleration = std::numeric_limits<double>::infinity();
@@ -330,6 +332,7 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                 add_damping(m_damping);
             }
             PcgSettings linear = m_settings.linear;
+            linear.report_curvature = true;
             linear.curvature_metric = m_potential.lumped_mass();
             // While the boundary is still on its way, PCG solves to the floor: p must carry the body
             // out of a moving obstacle's path, and a loose p leaves the step bound cutting α to
@@ -339,7 +342,8 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                     free_norm(m_parts.comm, m_rhs, m_potential.free_mask(), m_potential.num_owned()));
             }
             bool solved = solve_linear(x, problem, linear, result);
-            while (in_basin && !solved && m_met_curvature >= -k_weak_curvature) {
+            // The curvature met is that of H + μM: H's own is μ less.
+            while (in_basin && !solved && m_met_curvature - m_damping >= -k_weak_curvature) {
                 // Weak negative curvature: damp it, and solve again.
                 const double damping = std::max({2.0 * m_damping, -4.0 * m_met_curvature, k_min_damping});
                 if (!(damping > m_damping && damping <= k_max_damping)) {
@@ -351,7 +355,8 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             }
             if (in_basin && (!solved || free_dot(m_parts.comm, m_rhs, m_direction, m_potential.free_mask(),
                                                  m_potential.num_owned()) <= 0.0)) {
-                // Strong negative curvature without the projection: project, and solve again.
+                // Strong negative curvature (or damping past its cap, or no descent) without the projection:
+                // project, and solve again.
                 in_basin = false;
                 m_damping = 0.0;
                 set_basin(false);
@@ -368,7 +373,11 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
             result.residual = measures.step_velocity;
             result.residual_acceleration = measures.residual_acceleration;
-            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && measures.converged(m_settings.stop)) {
+            const bool stop = m_damping > 0.0
+                                  ? measures.step_velocity < m_settings.stop.velocity &&
+                                        measures.residual_acceleration < m_settings.stop.acceleration
+                                  : measures.converged(m_settings.stop);
+            if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && stop) {
                 result.converged = true;
                 lag_converged = it == 0;
                 break;
@@ -425,7 +434,8 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
             const bool whole = remaining == 0.0 && alpha >= 1.0 && search.alpha >= 1.0;
             const bool projected = !in_basin;
             if (in_basin && m_damping > 0.0 && !whole && search.alpha < alpha) {
-                // A damped step the line search shortened: damp more, within the basin.
+                // A damped step the line search shortened: damp more and stay in the basin; past the cap
+                // the next iteration is projected (and so are the ones after it, until a whole step).
                 m_damping *= 4.0;
                 in_basin = m_damping <= k_max_damping;
             } else {

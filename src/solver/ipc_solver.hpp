@@ -19,6 +19,7 @@
 #include "src/solver/step_bound.hpp"
 #include "src/solver/step_solver.hpp"
 
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -117,8 +118,9 @@ private:
     ForcingTerm m_forcing; ///< PCG's tolerance per Newton iteration (when settings.forcing)
     /// The basin's damping μ: the exact Hessian plus μ M (solve's step 2); 0 outside the basin.
     double m_damping = 0.0;
-    /// pᵀHp / pᵀMp of the direction on which the last solve met negative curvature (NaN without).
-    double m_met_curvature = 0.0;
+    /// pᵀAp / pᵀMp of the direction on which the last solve met negative curvature, A the matrix solved
+    /// (H + μM when damped); NaN without a breakdown.
+    double m_met_curvature = std::numeric_limits<double>::quiet_NaN();
     NodeField m_rhs, m_direction, m_trial, m_product, m_step_start;
     contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (friction slips)
 };

@@ -261,7 +261,7 @@ PcgResult Pcg::solve(const LinearOperator& A,
                                   Kokkos::subview(z, std::make_pair(0, n), Kokkos::ALL));
             }
             result.breakdown = true;
-            if (settings.curvature_metric.extent(0) > 0) {
+            if (settings.report_curvature) {
                 const auto metric = settings.curvature_metric;
                 double pmp = 0.0;
                 Kokkos::parallel_reduce(

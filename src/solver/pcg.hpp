@@ -47,8 +47,10 @@ struct PcgSettings {
     /// Stop when the solve has stalled over this many iterations, as `stall_test` says; 0: never.
     int stall_window = 0;
     StallTest stall_test = StallTest::energy;
-    /// Where set (a per-row weight, e.g. the lumped mass), a breakdown also reports the curvature it met
-    /// relative to it: pᵀAp / Σᵢ metricᵢ ‖pᵢ‖² (PcgResult::breakdown_curvature).
+    /// When `report_curvature` (the same on every rank), a breakdown also reports the curvature it met
+    /// relative to a per-row weight (e.g. the lumped mass): pᵀAp / Σᵢ metricᵢ ‖pᵢ‖² over owned free rows
+    /// (PcgResult::breakdown_curvature).
+    bool report_curvature = false;
     Kokkos::View<const double*, MemSpace> curvature_metric;
 };
 
@@ -58,8 +60,9 @@ struct PcgResult {
     bool converged = false;
     bool breakdown = false; ///< pᵀAp ≤ 0 or not finite: stopped early
     bool stalled = false;   ///< stopped by the stall window
-    /// At a breakdown with PcgSettings::curvature_metric set: pᵀAp / pᵀ diag(metric) p of the direction
-    /// that met it (≤ 0); NaN otherwise.
+    /// At a breakdown with PcgSettings::report_curvature: pᵀAp / pᵀ diag(metric) p of the direction that
+    /// met it (≤ 0; −∞ where pᵀ diag(metric) p = 0; NaN where pᵀAp is not finite); NaN without a
+    /// breakdown.
     double breakdown_curvature = std::numeric_limits<double>::quiet_NaN();
 };
 

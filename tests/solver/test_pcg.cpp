@@ -1,6 +1,7 @@
 // PCG (solver/pcg.hpp) on a real distributed Hessian: the fused block-Jacobi residual update agrees with
 // the interface's unfused one and its answer solves the system; started from the solution the warm
-// start takes no iteration, started near it fewer than from zero. Runs on 1-4 ranks.
+// start takes no iteration, started near it fewer than from zero; a breakdown reports the curvature it met
+// per unit mass. Runs on 1-4 ranks.
 #include "comm/collectives.hpp"
 #include "src/io/scene.hpp"
 #include "src/simulation.hpp"
@@ -231,7 +232,8 @@ TEST(Pcg, BreakdownReportsTheCurvatureItMetPerUnitMass) {
     // The beam's H = M + h²K shifted by −s M: every eigenvalue of M⁻¹(H − sM) is at least 1 − s (K is
     // PSD), and the beam's lowest modes have h²ω² ≈ 0.004. At s = 0.5 the operator is positive definite: no
     // breakdown, no curvature. At s = 2 it is indefinite: PCG breaks down and reports pᵀAp / pᵀMp of the
-    // direction it met, which must lie in [1 − s, 0] (the IPC solver damps by it in Newton's basin).
+    // direction it met, which must lie in [1 − s, 0) (the IPC solver damps by it in Newton's basin). K is
+    // PSD because a contact-free scene never leaves the projection (IpcSolver::solve).
     Simulation simulation(MPI_COMM_WORLD, clamped_beam(),
                           test::output_dir("pcg", "curvature", MPI_COMM_WORLD));
     simulation.step(); // assembles a Hessian
@@ -244,6 +246,7 @@ TEST(Pcg, BreakdownReportsTheCurvatureItMetPerUnitMass) {
     solver::PcgSettings settings;
     settings.tolerance = 1e-10;
     settings.max_iterations = 5000;
+    settings.report_curvature = true;
     settings.curvature_metric = potential.lumped_mass();
     for (const double shift : {0.5, 2.0}) {
         const solver::LinearOperator shifted = [&](const NodeField& in, const NodeField& out) {
@@ -259,10 +262,20 @@ TEST(Pcg, BreakdownReportsTheCurvatureItMetPerUnitMass) {
             EXPECT_TRUE(std::isnan(result.breakdown_curvature));
         } else {
             EXPECT_TRUE(result.breakdown);
-            EXPECT_LE(result.breakdown_curvature, 0.0);
+            EXPECT_LT(result.breakdown_curvature, 0.0);
             EXPECT_GE(result.breakdown_curvature, 1.0 - shift - 1e-12);
         }
     }
+    // A = −M: the first direction breaks down with exactly −1, whatever it is (the metric's scale and its
+    // sum over ranks; the Euclidean pᵀp would give another value, the nodal masses being far from 1 kg).
+    const solver::LinearOperator negative_mass = [&](const NodeField& in, const NodeField& out) {
+        Kokkos::deep_copy(out, 0.0);
+        subtract_mass(in, potential.lumped_mass(), 1.0, out);
+    };
+    const auto result = pcg.solve(negative_mass, jacobi, b, x, settings);
+    EXPECT_TRUE(result.breakdown);
+    EXPECT_EQ(result.iterations, 0);
+    EXPECT_NEAR(result.breakdown_curvature, -1.0, 1e-12);
 }
 
 } // namespace
