@@ -373,10 +373,8 @@ StepResult IpcSolver::solve(const NodeField& x, const StepProblem& problem) {
                                m_potential.free_mask(), m_potential.num_owned(), problem.h);
             result.residual = measures.step_velocity;
             result.residual_acceleration = measures.residual_acceleration;
-            const bool stop = m_damping > 0.0
-                                  ? measures.step_velocity < m_settings.stop.velocity &&
-                                        measures.residual_acceleration < m_settings.stop.acceleration
-                                  : measures.converged(m_settings.stop);
+            const bool stop =
+                m_damping > 0.0 ? measures.balanced(m_settings.stop) : measures.converged(m_settings.stop);
             if (it >= (lag == 1 ? 1 : 0) && remaining == 0.0 && stop) {
                 result.converged = true;
                 lag_converged = it == 0;

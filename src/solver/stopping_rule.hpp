@@ -52,8 +52,11 @@ struct NewtonMeasures {
     /// precision resolves in the scene's coordinates, so no further iterate can differ (near-massless,
     /// quasi-static scenes reach this with a still above ε_a: a divides force round-off by tiny masses).
     bool converged(const StoppingTolerances& tolerances) const {
-        return (step_velocity < tolerances.velocity && residual_acceleration < tolerances.acceleration) ||
-               step_length <= tolerances.resolution;
+        return balanced(tolerances) || step_length <= tolerances.resolution;
+    }
+    /// Both tests pass, without the resolution exit (for a direction shorter than Newton's, e.g. damped).
+    bool balanced(const StoppingTolerances& tolerances) const {
+        return step_velocity < tolerances.velocity && residual_acceleration < tolerances.acceleration;
     }
 };
 
