@@ -20,6 +20,8 @@
 #   INTACT_CUDA_TESTS  ON: the CUDA build compiles the tests too     (default: OFF; for a machine with a GPU)
 #   CUDA_HOME          the CUDA toolkit with NCCL                    (default: /usr/local/cuda)
 #   INTACT_JOBS        parallel build jobs                           (default: nproc)
+#   INTACT_UNITY       0: compile every source on its own            (default: 1: each target's sources in
+#                      batches of 8, CMake's unity build; a fresh build parses the Kokkos headers 8x less often)
 # Every step is idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 
@@ -176,6 +178,15 @@ else
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
 fi
 
+# A unity build compiles each target's sources 8 to a file: nvcc spends about 13 s of every file on the
+# Kokkos and CUDA headers alone, g++ a few. It pays on a fresh build (CI, a new machine); by hand, for
+# edit-compile cycles, configure without it (one edit then recompiles its batch of 8).
+if [[ ${INTACT_UNITY:-1} == 1 ]]; then
+  launcher+=(-DCMAKE_UNITY_BUILD=ON)
+else
+  launcher+=(-DCMAKE_UNITY_BUILD=OFF)
+fi
+
 # configure_and_build DIR TARGET CMAKE_ARGS...: TARGET "all" builds everything.
 configure_and_build() {
   local dir=$1 target=$2
@@ -212,11 +223,9 @@ build_cuda_variant() {
     -DCMAKE_CXX_COMPILER="$deps/work/kokkos-cuda/src/bin/nvcc_wrapper"
   # The library, the program and the benchmark drivers: every device kernel is in the library. The tests
   # (49 of the 148 objects of a build with them) only matter where a GPU runs them: INTACT_CUDA_TESTS=ON.
-  # INTACT_UNITY_GROUPS: stencil descent's seven sources as one nvcc call (src/CMakeLists.txt).
   timed "CUDA build (library, program, benchmarks)" configure_and_build "$build_cuda" all \
     -DKokkos_ROOT="$kokkos_prefix" -DCMAKE_CXX_COMPILER="$kokkos_prefix/bin/nvcc_wrapper" \
-    -DINTACT_ENABLE_NCCL=ON -DNCCL_ROOT="$cuda_home" -DINTACT_ENABLE_TESTS="${INTACT_CUDA_TESTS:-OFF}" \
-    -DINTACT_UNITY_GROUPS=ON
+    -DINTACT_ENABLE_NCCL=ON -DNCCL_ROOT="$cuda_home" -DINTACT_ENABLE_TESTS="${INTACT_CUDA_TESTS:-OFF}"
   say "CUDA + NCCL variant compiled and linked in $build_cuda (it runs on a machine with a GPU)"
 }
 

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <array>
 #include <cmath>
 
 namespace intact::kernels {
@@ -24,6 +25,11 @@ using Mat12 = Eigen::Matrix<double, 12, 12>;
 using Mat43 = Eigen::Matrix<double, 4, 3>;
 template <int N> using VecN = Eigen::Matrix<double, N, 1>;
 template <int N> using MatN = Eigen::Matrix<double, N, N>;
+
+/// The Eigen vector of a host point (intact::Vec3 is a std::array). Host function.
+inline Vec3 from_array(const std::array<double, 3>& p) {
+    return Vec3(p[0], p[1], p[2]);
+}
 
 /// +infinity, device-callable (std::numeric_limits is host-only under nvcc without relaxed constexpr).
 KOKKOS_INLINE_FUNCTION double infinity() {

@@ -11,15 +11,6 @@ namespace intact::contact {
 
 namespace {
 
-using kernels::Vec12;
-using kernels::Vec3;
-
-KOKKOS_INLINE_FUNCTION void pair_rows(const PairList& pairs, int i, int (&rows)[4]) {
-    for (int a = 0; a < 4; ++a) {
-        rows[a] = pairs.rows(i, a);
-    }
-}
-
 // c_i(ys) = d_i(x) + ∇d_i(x)ᵀ (ys − xs) − δ.
 KOKKOS_INLINE_FUNCTION double constraint_value(const PairList& pairs,
                                                const ConstraintState& state,
@@ -28,7 +19,7 @@ KOKKOS_INLINE_FUNCTION double constraint_value(const PairList& pairs,
                                                const ConstSurfaceField& ys,
                                                double delta) {
     int rows[4], stencil[4];
-    pair_rows(pairs, i, rows);
+    load_pair_rows(pairs, i, rows);
     const int count = pair_stencil_rows(pairs.kind(i), rows, stencil);
     double c = state.distance(i) - delta;
     for (int a = 0; a < count; ++a) {
@@ -85,7 +76,7 @@ void linearize_constraints(const ConstraintSet& set,
         "intact::contact::linearize_constraints", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
             int rows[4];
-            pair_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             const int kind = pairs.kind(i);
             for (int k = 0; k < 12; ++k) {
                 state.gradient(i, k) = 0.0;
@@ -101,10 +92,10 @@ void linearize_constraints(const ConstraintSet& set,
             }
             // d = √s with s the squared distance of the closest-feature case, so ∇d = ∇s / (2 d) (the
             // envelope-theorem gradient of AL spec §3.3, covering the point–point and point–edge cases).
-            Vec3 x[4];
+            kernels::Vec3 x[4];
             pair_positions(kind, rows, xs, x);
             double s = 0.0;
-            Vec12 g;
+            kernels::Vec12 g;
             if (kind == k_point_triangle) {
                 const auto c = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
                 s = kernels::point_triangle_distance(x[0], x[1], x[2], x[3], c);
@@ -154,7 +145,7 @@ double al_local_energy(const ConstraintSet& set,
         "intact::contact::al_energy", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i, double& sum) {
             int rows[4];
-            pair_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             if (!owns_pair(pairs.kind(i), rows, topology)) {
                 return;
             }
@@ -185,7 +176,7 @@ void al_derivatives(const ConstraintSet& set,
         "intact::contact::al_derivatives", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
             int rows[4], stencil[4];
-            pair_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             const int count = pair_stencil_rows(pairs.kind(i), rows, stencil);
             out_count(i) = count;
             for (int a = 0; a < 4; ++a) {
@@ -251,7 +242,7 @@ ConstraintTotals count_constraints(MPI_Comm comm, const ConstraintSet& set, cons
         "intact::contact::count_constraints", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i, double& all, double& pushing, double& total) {
             int rows[4];
-            pair_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             if (owns_pair(pairs.kind(i), rows, topology)) {
                 all += 1.0;
                 pushing += lambda(i) > 0.0 ? 1.0 : 0.0;
@@ -288,7 +279,7 @@ void segment_entry_times(const PairList& swept,
         "intact::contact::segment_entry_times", Kokkos::RangePolicy<ExecSpace>(0, swept.count),
         KOKKOS_LAMBDA(const int j) {
             int rows[4];
-            pair_rows(swept, j, rows);
+            load_pair_rows(swept, j, rows);
             if (toi(j) < 1.0) {
                 entry(j) = toi(j);
             } else {

@@ -6,10 +6,6 @@ namespace intact::contact {
 
 namespace {
 
-using kernels::Mat12;
-using kernels::Vec12;
-using kernels::Vec3;
-
 // φᵢ(s) = μᵢ (ŝ + sᵢ − s) + σ b(s, ŝ + sᵢ) as a Phi (pair_potential.hpp); the linear part acts at any s.
 struct AugmentationPhi {
     double mu, slack, s_hat, sigma;
@@ -22,12 +18,6 @@ struct AugmentationPhi {
     }
 };
 
-KOKKOS_INLINE_FUNCTION void load_rows(const PairList& pairs, int i, int (&rows)[4]) {
-    for (int k = 0; k < 4; ++k) {
-        rows[k] = pairs.rows(i, k);
-    }
-}
-
 // w φᵢ of pair i at xs with its derivatives per `order` (w: the edge–edge mollifier, 1 otherwise).
 KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
                                            const ConstraintState& state,
@@ -36,10 +26,10 @@ KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
                                            const SurfaceTopology& topology,
                                            const AugmentationPhi& base,
                                            int order,
-                                           Vec12& g,
-                                           Mat12& H) {
+                                           kernels::Vec12& g,
+                                           kernels::Mat12& H) {
     int rows[4];
-    load_rows(pairs, i, rows);
+    load_pair_rows(pairs, i, rows);
     const int kind = pairs.kind(i);
     AugmentationPhi phi = base;
     phi.mu = state.lambda(i);
@@ -47,7 +37,7 @@ KOKKOS_INLINE_FUNCTION double augmentation(const PairList& pairs,
     if (kind == k_point_plane) {
         return plane_potential(rows, xs, topology, phi, order, g, H);
     }
-    Vec3 x[4];
+    kernels::Vec3 x[4];
     pair_positions(kind, rows, xs, x);
     return pair_potential(kind, x, phi, pair_mollifier_threshold(kind, rows, topology), order,
                           HessianProjection::by_case, g, H, pair_offset(kind, rows, topology));
@@ -66,7 +56,7 @@ void select_closer_than(const PairList& active,
         "intact::contact::select_augmented", in,
         KOKKOS_LAMBDA(const int k) {
             int rows[4];
-            load_rows(in, k, rows);
+            load_pair_rows(in, k, rows);
             return pair_squared_distance(in.kind(k), rows, xs, topology) < s_limit;
         },
         out);
@@ -85,12 +75,12 @@ double augmentation_local_energy(const ConstraintSet& set,
         "intact::contact::augmentation_energy", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i, double& sum) {
             int rows[4];
-            load_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             if (!owns_pair(pairs.kind(i), rows, topology)) {
                 return;
             }
-            Vec12 g;
-            Mat12 H;
+            kernels::Vec12 g;
+            kernels::Mat12 H;
             sum += augmentation(pairs, state, i, xs, topology, base, k_value, g, H);
         },
         total);
@@ -115,11 +105,11 @@ void augmentation_derivatives(const ConstraintSet& set,
     Kokkos::parallel_for(
         "intact::contact::augmentation_derivatives", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
-            Vec12 g = Vec12::Zero();
-            Mat12 H = Mat12::Zero();
+            kernels::Vec12 g = kernels::Vec12::Zero();
+            kernels::Mat12 H = kernels::Mat12::Zero();
             augmentation(pairs, state, i, xs, topology, base, hessian ? k_hessian : k_gradient, g, H);
             int rows[4];
-            load_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             int stencil[4];
             out_count(i) = pair_stencil_rows(pairs.kind(i), rows, stencil);
             for (int k = 0; k < 4; ++k) {
@@ -152,7 +142,7 @@ void augmentation_normal_forces(const ConstraintSet& set,
         "intact::contact::augmentation_normal_forces", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
             int rows[4];
-            load_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             const int kind = pairs.kind(i);
             const AugmentationPhi phi{state.lambda(i), state.slack(i), s_hat, sigma};
             double value = 0.0, first = 0.0, second = 0.0;
@@ -162,7 +152,7 @@ void augmentation_normal_forces(const ConstraintSet& set,
                 force(i) = -2.0 * d * first;
                 return;
             }
-            Vec3 x[4];
+            kernels::Vec3 x[4];
             pair_positions(kind, rows, xs, x);
             const double s = pair_squared_distance(kind, rows, xs, topology);
             const double weight =
@@ -186,7 +176,7 @@ void update_multipliers(const ConstraintSet& set,
         "intact::contact::update_multipliers", Kokkos::RangePolicy<ExecSpace>(0, pairs.count),
         KOKKOS_LAMBDA(const int i) {
             int rows[4];
-            load_rows(pairs, i, rows);
+            load_pair_rows(pairs, i, rows);
             const double s = pair_squared_distance(pairs.kind(i), rows, xs, topology);
             const double over = s - s_hat - state.lambda(i) / sigma;
             const double slack = over > 0.0 ? over : 0.0;

@@ -4,20 +4,6 @@
 
 namespace intact::contact {
 
-namespace {
-
-using kernels::Mat12;
-using kernels::Vec12;
-using kernels::Vec3;
-
-KOKKOS_INLINE_FUNCTION void load_rows(const PairList& pairs, int i, int (&rows)[4]) {
-    for (int k = 0; k < 4; ++k) {
-        rows[k] = pairs.rows(i, k);
-    }
-}
-
-} // namespace
-
 double barrier_local_energy(const PairList& candidates,
                             const ConstSurfaceField& xs,
                             const SurfaceTopology& topology,
@@ -27,7 +13,7 @@ double barrier_local_energy(const PairList& candidates,
         "intact::contact::barrier_energy", Kokkos::RangePolicy<ExecSpace>(0, candidates.count),
         KOKKOS_LAMBDA(const int i, double& sum) {
             int rows[4];
-            load_rows(candidates, i, rows);
+            load_pair_rows(candidates, i, rows);
             const int kind = candidates.kind(i);
             if (!owns_pair(kind, rows, topology)) {
                 return;
@@ -37,10 +23,10 @@ double barrier_local_energy(const PairList& candidates,
                 sum += s <= 0.0 ? kernels::infinity() : (s < s_hat ? kernels::barrier(s, s_hat) : 0.0);
                 return;
             }
-            Vec3 x[4];
+            kernels::Vec3 x[4];
             pair_positions(kind, rows, xs, x);
-            Vec12 g;
-            Mat12 H;
+            kernels::Vec12 g;
+            kernels::Mat12 H;
             sum +=
                 pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
                                k_value, HessianProjection::by_case, g, H, pair_offset(kind, rows, topology));
@@ -69,15 +55,15 @@ void barrier_derivatives(const PairList& active,
         "intact::contact::barrier_derivatives", Kokkos::RangePolicy<ExecSpace>(0, active.count),
         KOKKOS_LAMBDA(const int i) {
             int rows[4];
-            load_rows(active, i, rows);
+            load_pair_rows(active, i, rows);
             const int kind = active.kind(i);
-            Vec12 g = Vec12::Zero();
-            Mat12 H = Mat12::Zero();
+            kernels::Vec12 g = kernels::Vec12::Zero();
+            kernels::Mat12 H = kernels::Mat12::Zero();
             const int order = hessian ? k_hessian : k_gradient;
             if (kind == k_point_plane) {
                 plane_potential(rows, xs, topology, BarrierPhi{s_hat}, order, g, H);
             } else {
-                Vec3 x[4];
+                kernels::Vec3 x[4];
                 pair_positions(kind, rows, xs, x);
                 pair_potential(kind, x, BarrierPhi{s_hat}, pair_mollifier_threshold(kind, rows, topology),
                                order, projection, g, H, pair_offset(kind, rows, topology));

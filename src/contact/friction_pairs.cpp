@@ -13,14 +13,13 @@ namespace intact::contact {
 
 namespace {
 
-using kernels::Mat32;
-using kernels::Vec3;
 using Coefficients = kernels::VecN<4>;
 
 // Coefficients and basis of the point–point or point–edge sub-case of a point–triangle or edge–edge
 // case, on the stencil slots it uses (FrictionPotential's sub_case_basis).
 template <class Case>
-KOKKOS_INLINE_FUNCTION void sub_case_basis(const Vec3 (&x)[4], Case which, Coefficients& c, Mat32& P) {
+KOKKOS_INLINE_FUNCTION void
+sub_case_basis(const kernels::Vec3 (&x)[4], Case which, Coefficients& c, kernels::Mat32& P) {
     int pp[2] = {0, 0};
     int pe[3] = {0, 0, 0};
     kernels::detail::sub_case_slots(which, pp, pe);
@@ -79,7 +78,7 @@ void barrier_normal_forces(const PairList& active,
                 force(i) = -2.0 * kappa * d * kernels::barrier_first_derivative(d * d, s_hat);
                 return;
             }
-            Vec3 x[4];
+            kernels::Vec3 x[4];
             pair_positions(kind, rows, xs, x);
             const double s = pair_squared_distance(kind, rows, xs, topology);
             const double weight =
@@ -136,17 +135,17 @@ void FrictionPairs::lag(const PairList& active,
             force_out(i) = normal_force(i);
             mu_out(i) = pair_friction(kind, rows, topology, mu);
             Coefficients c = Coefficients::Zero();
-            Mat32 P;
+            kernels::Mat32 P;
             if (kind == k_point_plane) {
                 // Slip of the point relative to the plane's row; basis ⟂ n, as for a point–point pair
                 // along n.
-                const Vec3 n(topology.plane_normal(rows[1], 0), topology.plane_normal(rows[1], 1),
-                             topology.plane_normal(rows[1], 2));
+                const kernels::Vec3 n(topology.plane_normal(rows[1], 0), topology.plane_normal(rows[1], 1),
+                                      topology.plane_normal(rows[1], 2));
                 c(0) = 1.0;
                 c(1) = -1.0;
-                P = kernels::point_point_tangent_basis(Vec3::Zero(), n);
+                P = kernels::point_point_tangent_basis(kernels::Vec3::Zero(), n);
             } else {
-                Vec3 x[4];
+                kernels::Vec3 x[4];
                 pair_positions(kind, rows, xs_lag, x);
                 if (kind == k_point_triangle) {
                     const auto which = kernels::point_triangle_case(x[0], x[1], x[2], x[3]);
@@ -209,7 +208,7 @@ double FrictionPairs::local_energy(const ConstSurfaceField& xs) const {
                 return;
             }
             Coefficients c;
-            Mat32 P;
+            kernels::Mat32 P;
             for (int k = 0; k < 4; ++k) {
                 c(k) = coefficients(i, k);
             }
@@ -243,7 +242,7 @@ void FrictionPairs::derivatives(const ConstSurfaceField& xs, PairStencils& out) 
         "intact::contact::friction_derivatives", Kokkos::RangePolicy<ExecSpace>(0, m_size),
         KOKKOS_LAMBDA(const int i) {
             Coefficients c;
-            Mat32 P;
+            kernels::Mat32 P;
             for (int k = 0; k < 4; ++k) {
                 c(k) = coefficients(i, k);
                 out_rows(i, k) = rows(i, k);

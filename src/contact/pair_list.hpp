@@ -33,6 +33,13 @@ struct PairList {
     int count = 0;
 };
 
+/// rows := the four surface rows of pair i (unused entries as stored). Device function.
+KOKKOS_INLINE_FUNCTION void load_pair_rows(const PairList& pairs, int i, int (&rows)[4]) {
+    for (int k = 0; k < 4; ++k) {
+        rows[k] = pairs.rows(i, k);
+    }
+}
+
 /// The replicated surface topology and per-row flags of a ContactSurface, on the device (set up once;
 /// `owned` and `local_of_surface` are per rank).
 struct SurfaceTopology {

@@ -11,15 +11,12 @@ namespace intact::io {
 
 namespace {
 
-kernels::Vec3 vec(const Vec3& v) {
-    return kernels::Vec3(v[0], v[1], v[2]);
-}
-
 // The corners of a square on the plane (point p, unit normal n) centred at the projection of `center`,
 // of half side `half`.
 std::vector<Vec3> plane_square(const Vec3& p, const Vec3& n, const Vec3& center, double half) {
-    const kernels::Vec3 normal = vec(n);
-    const kernels::Vec3 mid = vec(center) - normal.dot(vec(center) - vec(p)) * normal;
+    const kernels::Vec3 normal = kernels::from_array(n);
+    const kernels::Vec3 mid = kernels::from_array(center) -
+                              normal.dot(kernels::from_array(center) - kernels::from_array(p)) * normal;
     const kernels::Vec3 helper = std::abs(normal(0)) < 0.9 ? kernels::Vec3(1, 0, 0) : kernels::Vec3(0, 1, 0);
     const kernels::Vec3 u = normal.cross(helper).normalized();
     const kernels::Vec3 v = normal.cross(u);
@@ -103,8 +100,9 @@ VtkObstacles ObstacleOutput::at(double time) const {
     VtkObstacles frame = m_frame;
     for (std::size_t p = 0; p < frame.points.size(); ++p) {
         const RigidMotion& m = m_motion[p];
-        const kernels::Vec3 x = kernels::rigid_motion_position(vec(m_frame.points[p]), vec(m.velocity),
-                                                               vec(m.angular_velocity), vec(m.center), time);
+        const kernels::Vec3 x = kernels::rigid_motion_position(
+            kernels::from_array(m_frame.points[p]), kernels::from_array(m.velocity),
+            kernels::from_array(m.angular_velocity), kernels::from_array(m.center), time);
         frame.points[p] = {x(0), x(1), x(2)};
     }
     return frame;
@@ -124,7 +122,8 @@ VtkObstacles ObstacleOutput::at(double time, const std::vector<Vec3>& rows) cons
         const auto r = static_cast<std::size_t>(-1 - row);
         const RigidMotion& m = m_motion[p];
         const kernels::Vec3 prescribed = kernels::rigid_motion_position(
-            vec(m_row_point[r]), vec(m.velocity), vec(m.angular_velocity), vec(m.center), time);
+            kernels::from_array(m_row_point[r]), kernels::from_array(m.velocity),
+            kernels::from_array(m.angular_velocity), kernels::from_array(m.center), time);
         for (int c = 0; c < 3; ++c) {
             frame.points[p][static_cast<std::size_t>(c)] +=
                 rows[r][static_cast<std::size_t>(c)] - prescribed(c);

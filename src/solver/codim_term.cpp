@@ -13,10 +13,6 @@ namespace {
 
 constexpr double k_pi = 3.14159265358979323846;
 
-kernels::Vec3 to_kernel(const Vec3& p) {
-    return kernels::Vec3(p[0], p[1], p[2]);
-}
-
 // Corners of stencil s in field x (unused corners: the first corner, never read by the kernels).
 KOKKOS_INLINE_FUNCTION void
 load_stencil(const CodimTerm::Stencils& stencils, const NodeField& x, int s, kernels::Vec3 q[4]) {
@@ -91,7 +87,9 @@ CodimTerm::CodimTerm(const std::vector<Vec3>& rest_position,
         owned(s) = is_owned ? 1 : 0;
         m_host_stencils.push_back({stencils(s, 0), stencils(s, 1), stencils(s, 2), stencils(s, 3)});
     };
-    const auto rest = [&](int node) { return to_kernel(rest_position[static_cast<std::size_t>(node)]); };
+    const auto rest = [&](int node) {
+        return kernels::from_array(rest_position[static_cast<std::size_t>(node)]);
+    };
 
     m_triangles.begin = s;
     for (std::size_t t = 0; t < elements.triangles.size(); ++t, ++s) {

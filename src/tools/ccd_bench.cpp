@@ -20,13 +20,12 @@ namespace intact::tools {
 namespace {
 
 namespace fs = std::filesystem;
-using kernels::Vec3;
 
 enum class QueryKind { vertex_face, edge_edge };
 
 /// One benchmark query: the 4 vertices at t = 0 (x[0..3]) and t = 1 (x[4..7]).
 struct Query {
-    std::array<Vec3, 8> x;
+    std::array<kernels::Vec3, 8> x;
     bool collides = false;
     long long first_line = 0;
 };
@@ -123,7 +122,7 @@ std::vector<Query> read_queries(const fs::path& file) {
         } else if ((values[6] == 1.0L) != queries.back().collides) {
             malformed(file, line, "ground-truth flag differs from the query's first row");
         }
-        Vec3 point;
+        kernels::Vec3 point;
         for (int c = 0; c < 3; ++c) {
             if (values[2 * c + 1] == 0.0L) {
                 malformed(file, line, "zero denominator");

@@ -17,26 +17,26 @@ namespace intact::tools {
 
 namespace {
 
-using kernels::Vec12;
-using kernels::Vec3;
-
 /// A query line that cannot be answered; the message becomes `error: <what> (line N)`.
 struct BadQuery {
     std::string what;
 };
 
-Vec3 point_at(const std::vector<double>& v, int index) {
-    return Vec3(v[3 * index], v[3 * index + 1], v[3 * index + 2]);
+kernels::Vec3 point_at(const std::vector<double>& v, int index) {
+    return kernels::Vec3(v[3 * index], v[3 * index + 1], v[3 * index + 2]);
 }
 
 /// Squared point–triangle distance and its gradient: with the closest point c = (1 − b1 − b2) t0 +
 /// b1 t1 + b2 t2 and r = p − c, ∇s = 2 (r, −(1 − b1 − b2) r, −b1 r, −b2 r).
-double
-point_triangle_distance_gradient(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, Vec12& g) {
+double point_triangle_distance_gradient(const kernels::Vec3& p,
+                                        const kernels::Vec3& t0,
+                                        const kernels::Vec3& t1,
+                                        const kernels::Vec3& t2,
+                                        kernels::Vec12& g) {
     double b1;
     double b2;
     const double s = kernels::accd::point_triangle_closest(p, t0, t1, t2, b1, b2);
-    const Vec3 r = (p - t0) - b1 * (t1 - t0) - b2 * (t2 - t0);
+    const kernels::Vec3 r = (p - t0) - b1 * (t1 - t0) - b2 * (t2 - t0);
     g.segment<3>(0) = 2.0 * r;
     g.segment<3>(3) = -2.0 * (1.0 - b1 - b2) * r;
     g.segment<3>(6) = -2.0 * b1 * r;
@@ -46,11 +46,15 @@ point_triangle_distance_gradient(const Vec3& p, const Vec3& t0, const Vec3& t1, 
 
 /// Squared segment–segment distance and its gradient: with the closest points (1 − ga) a0 + ga a1 and
 /// (1 − gb) b0 + gb b1 and r their difference, ∇s = 2 ((1 − ga) r, ga r, −(1 − gb) r, −gb r).
-double edge_edge_distance_gradient(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, Vec12& g) {
+double edge_edge_distance_gradient(const kernels::Vec3& a0,
+                                   const kernels::Vec3& a1,
+                                   const kernels::Vec3& b0,
+                                   const kernels::Vec3& b1,
+                                   kernels::Vec12& g) {
     double ga;
     double gb;
     const double s = kernels::accd::edge_edge_closest(a0, a1, b0, b1, ga, gb);
-    const Vec3 r = (a0 - b0) + ga * (a1 - a0) - gb * (b1 - b0);
+    const kernels::Vec3 r = (a0 - b0) + ga * (a1 - a0) - gb * (b1 - b0);
     g.segment<3>(0) = 2.0 * (1.0 - ga) * r;
     g.segment<3>(3) = 2.0 * ga * r;
     g.segment<3>(6) = -2.0 * (1.0 - gb) * r;
@@ -105,7 +109,7 @@ void require_count(const std::string& command, const std::vector<double>& args, 
 std::vector<double> answer(const std::string& command, const std::vector<double>& args) {
     if (command == "pt_dist" || command == "ee_dist") {
         require_count(command, args, 12);
-        Vec12 g;
+        kernels::Vec12 g;
         const double s = command == "pt_dist"
                              ? point_triangle_distance_gradient(point_at(args, 0), point_at(args, 1),
                                                                 point_at(args, 2), point_at(args, 3), g)
@@ -137,7 +141,7 @@ std::vector<double> answer(const std::string& command, const std::vector<double>
         if (t_max < 0.0) {
             throw BadQuery{command + " needs t_max >= 0"};
         }
-        Vec3 x[8];
+        kernels::Vec3 x[8];
         for (int k = 0; k < 8; ++k) {
             x[k] = point_at(args, k);
         }

@@ -21,10 +21,6 @@ namespace {
 using kernels::Mat12;
 using kernels::Vec12;
 
-kernels::Vec3 vec(const Vec3& x) {
-    return kernels::Vec3(x[0], x[1], x[2]);
-}
-
 struct Box {
     Vec3 lo, hi;
 };
@@ -233,7 +229,7 @@ double BarrierPotential::plane_distance(const Pair& pair, const std::vector<Vec3
 
 double BarrierPotential::pair_squared_distance(const Pair& pair, const std::vector<Vec3>& xs) const {
     const auto x = [&](int k) {
-        return vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+        return kernels::from_array(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
     };
     switch (pair.kind) {
     case Kind::point_triangle:
@@ -344,7 +340,7 @@ double BarrierPotential::local_energy(const std::vector<Vec3>& xs) const {
         }
         kernels::Vec3 x[4];
         for (int k = 0; k < 4; ++k) {
-            x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+            x[k] = kernels::from_array(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
         total += evaluate_pair(pair.kind, x, s_hat, eps_x, Order::energy).energy;
@@ -358,7 +354,8 @@ double BarrierPotential::energy(const std::vector<Vec3>& xs) const {
 
 double BarrierPotential::mollifier_threshold(const Pair& pair) const {
     const auto rest = [&](int k) {
-        return vec(m_surface.rest_positions()[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+        return kernels::from_array(
+            m_surface.rest_positions()[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
     };
     return kernels::edge_edge_mollifier_threshold(rest(0), rest(1), rest(2), rest(3));
 }
@@ -417,7 +414,7 @@ void BarrierPotential::derivatives(const std::vector<Vec3>& xs,
         }
         kernels::Vec3 x[4];
         for (int k = 0; k < 4; ++k) {
-            x[k] = vec(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+            x[k] = kernels::from_array(xs[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         const double eps_x = pair.kind == Kind::edge_edge ? mollifier_threshold(pair) : 0.0;
         const PairValue value =
@@ -477,8 +474,8 @@ double BarrierPotential::local_max_step(const std::vector<Vec3>& xs, const std::
         kernels::Vec3 start[4], end[4];
         for (int k = 0; k < 4; ++k) {
             const auto i = static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)]);
-            start[k] = vec(xs[i]);
-            end[k] = start[k] + vec(ps[i]);
+            start[k] = kernels::from_array(xs[i]);
+            end[k] = start[k] + kernels::from_array(ps[i]);
         }
         double toi = 1.0;
         const double separation = 0.2 * d0; // no pair closes more than 80% of its gap in one step

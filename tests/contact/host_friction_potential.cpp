@@ -13,10 +13,6 @@ namespace intact::contact {
 
 namespace {
 
-kernels::Vec3 vec(const Vec3& x) {
-    return kernels::Vec3(x[0], x[1], x[2]);
-}
-
 // Coefficients and basis of a point–point / point–edge sub-case on stencil slots.
 void point_point(const kernels::Vec3* x, int a, int b, Eigen::Matrix<double, 4, 1>& c, kernels::Mat32& P) {
     c.setZero();
@@ -80,13 +76,13 @@ void FrictionPotential::lag(const std::vector<Vec3>& xs_start,
             lagged.c(1) = -1.0;
             // Basis ⟂ n: the same construction as a point–point pair along n.
             const kernels::Vec3 zero = kernels::Vec3::Zero();
-            lagged.P = kernels::point_point_tangent_basis(zero, vec(n));
+            lagged.P = kernels::point_point_tangent_basis(zero, kernels::from_array(n));
             m_pairs.push_back(lagged);
             continue;
         }
         kernels::Vec3 x[4];
         for (int k = 0; k < 4; ++k) {
-            x[k] = vec(xs_lag[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
+            x[k] = kernels::from_array(xs_lag[static_cast<std::size_t>(pair.v[static_cast<std::size_t>(k)])]);
         }
         lagged.count = 4;
         double s = 0.0;

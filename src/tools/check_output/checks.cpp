@@ -173,10 +173,6 @@ struct OffsetItem {
     int obstacle = -1, item = 0; ///< obstacles[obstacle], its item `item` (obstacle_items)
 };
 
-kernels::Vec3 eigen(const Vec3& v) {
-    return kernels::Vec3(v[0], v[1], v[2]);
-}
-
 bool has_node(const OffsetItem& item, long long node) {
     for (int k = 0; k < item.count; ++k) {
         if (item.node[static_cast<std::size_t>(k)] == node) {
@@ -195,12 +191,13 @@ double offset_pair_distance(const OffsetItem& a, const OffsetItem& b) {
         if (t->count != 3) {
             continue;
         }
-        const kernels::Vec3 t0 = eigen(t->x[0]), t1 = eigen(t->x[1]), t2 = eigen(t->x[2]);
+        const kernels::Vec3 t0 = kernels::from_array(t->x[0]), t1 = kernels::from_array(t->x[1]),
+                            t2 = kernels::from_array(t->x[2]);
         for (int k = 0; k < p->count; ++k) {
             if (has_node(*t, p->node[static_cast<std::size_t>(k)])) {
                 continue;
             }
-            const kernels::Vec3 q = eigen(p->x[static_cast<std::size_t>(k)]);
+            const kernels::Vec3 q = kernels::from_array(p->x[static_cast<std::size_t>(k)]);
             best = std::min(best, std::sqrt(kernels::point_triangle_distance(
                                       q, t0, t1, t2, kernels::point_triangle_case(q, t0, t1, t2))));
         }
@@ -214,8 +211,8 @@ double offset_pair_distance(const OffsetItem& a, const OffsetItem& b) {
                 b.node[b1] == a.node[a0]) {
                 continue;
             }
-            const kernels::Vec3 p0 = eigen(a.x[a0]), p1 = eigen(a.x[a1]), q0 = eigen(b.x[b0]),
-                                q1 = eigen(b.x[b1]);
+            const kernels::Vec3 p0 = kernels::from_array(a.x[a0]), p1 = kernels::from_array(a.x[a1]),
+                                q0 = kernels::from_array(b.x[b0]), q1 = kernels::from_array(b.x[b1]);
             best = std::min(best, std::sqrt(kernels::edge_edge_distance(
                                       p0, p1, q0, q1, kernels::edge_edge_case(p0, p1, q0, q1))));
         }
