@@ -166,6 +166,8 @@ def summarise(entry, directory, wall, rc):
                            if r.get("repair") and r["repair"].get("method_residual_acceleration") is not None)
         summary["repair_residual"] = residuals[len(residuals) // 2] if residuals else None
         summary["repair_failed"] = sorted({f for r in steps if r.get("repair") for f in r["repair"].get("failed", [])})
+        # Who repaired: ipc (the fallback, solving the step again) or the method itself (going on).
+        summary["repaired_by"] = "/".join(sorted({r["repair"].get("by", "?") for r in steps if r.get("repair")}))
     if sweeps:
         scene = Path(directory) / "scene.resolved.json"
         settings = json.loads(scene.read_text()).get("solver", {}) if scene.is_file() else {}
@@ -380,9 +382,14 @@ def explain(entry, runs):
         changed = ", ".join(f"`{item}`" for item in probe["set"])
         text = (f"**measured: {probe['about']}** ({label} with {changed}): {figure(run.get('newton'))} "
                 f"iterations / step against {figure(base.get('newton'))}")
-        for key, what in (("repaired", "repaired by ipc"), ("not_converged", "not converged")):
-            if run.get(key) or base.get(key):
-                text += f", {run.get(key, 0)} of {run['steps']} steps {what} against {base.get(key, 0)}"
+        if run.get("repaired") or base.get("repaired"):
+            def by(r):
+                return f" by {r['repaired_by']}" if r.get("repaired_by") else ""
+            text += (f", {run.get('repaired', 0)} of {run['steps']} steps repaired{by(run)} against "
+                     f"{base.get('repaired', 0)}{by(base)}")
+        if run.get("not_converged") or base.get("not_converged"):
+            text += (f", {run.get('not_converged', 0)} of {run['steps']} steps not converged against "
+                     f"{base.get('not_converged', 0)}")
         if run.get("outcome") and base.get("outcome") and run["outcome"]["text"] != base["outcome"]["text"]:
             text += f", {said(run)} against {said(base)}"
         if run["rc"] != 0:
