@@ -311,6 +311,11 @@ def said(run):
     return (run.get("outcome") or {}).get("text", f"{run['steps']} steps")
 
 
+def repaired_by(run):
+    """' by al', ' by ipc', ...: who repaired the run's repaired steps (empty for an older summary)."""
+    return f" by {run['repaired_by']}" if run.get("repaired_by") else ""
+
+
 def explain(entry, runs):
     """Measured facts behind a difference over 2× or in outcome, and the probes' runs that measure its cause;
     'not yet explained' where a difference has neither (`open` counts those)."""
@@ -383,10 +388,8 @@ def explain(entry, runs):
         text = (f"**measured: {probe['about']}** ({label} with {changed}): {figure(run.get('newton'))} "
                 f"iterations / step against {figure(base.get('newton'))}")
         if run.get("repaired") or base.get("repaired"):
-            def by(r):
-                return f" by {r['repaired_by']}" if r.get("repaired_by") else ""
-            text += (f", {run.get('repaired', 0)} of {run['steps']} steps repaired{by(run)} against "
-                     f"{base.get('repaired', 0)}{by(base)}")
+            text += (f", {run.get('repaired', 0)} of {run['steps']} steps repaired{repaired_by(run)} against "
+                     f"{base.get('repaired', 0)}{repaired_by(base)}")
         if run.get("not_converged") or base.get("not_converged"):
             text += (f", {run.get('not_converged', 0)} of {run['steps']} steps not converged against "
                      f"{base.get('not_converged', 0)}")

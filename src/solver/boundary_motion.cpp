@@ -115,12 +115,10 @@ void BoundaryMotion::begin_step(const NodeField& x, double h, double start_time,
     for (std::size_t k = 0; k < m_selectors.size(); ++k) {
         const io::MovingSelector& selector = m_selectors[k];
         const io::RigidMotion& motion = selector.motion;
-        const kernels::Vec3 v(motion.velocity[0], motion.velocity[1], motion.velocity[2]);
-        const kernels::Vec3 w(motion.angular_velocity[0], motion.angular_velocity[1],
-                              motion.angular_velocity[2]);
+        const kernels::Vec3 v = kernels::from_array(motion.velocity);
+        const kernels::Vec3 w = kernels::from_array(motion.angular_velocity);
         const double before = selector.window.active_before(t);
-        const kernels::Vec3 center =
-            kernels::Vec3(motion.center[0], motion.center[1], motion.center[2]) + before * v;
+        const kernels::Vec3 center = kernels::from_array(motion.center) + before * v;
         kernels::Mat3 R;
         kernels::Vec3 b;
         kernels::rigid_motion_increment(v, w, center, selector.window.active_seconds(t, h), R, b);

@@ -91,8 +91,7 @@ ElasticTerm::ElasticTerm(const LocalMesh& mesh, const io::Scene& scene)
         for (int a = 0; a < 4; ++a) {
             const int n = mesh.tets[e][static_cast<std::size_t>(a)];
             tets(e, a) = n;
-            const Vec3& p = mesh.rest_position[static_cast<std::size_t>(n)];
-            X[a] = kernels::Vec3(p[0], p[1], p[2]);
+            X[a] = kernels::from_array(mesh.rest_position[static_cast<std::size_t>(n)]);
         }
         const kernels::Mat3 Dm_inv = kernels::rest_shape_inverse(X);
         const double V = kernels::rest_volume(X);

@@ -876,8 +876,7 @@ TEST(ContactAssembly, ProjectionCost) {
     for (const auto& pair : scene_pairs) {
         kernels::Vec3 q[4];
         for (std::size_t k = 0; k < 4; ++k) {
-            const auto& r = xs[static_cast<std::size_t>(pair.v[k])];
-            q[k] = kernels::Vec3(r[0], r[1], r[2]);
+            q[k] = kernels::from_array(xs[static_cast<std::size_t>(pair.v[k])]);
         }
         int which = 3;
         if (pair.kind == BarrierPotential::Kind::point_triangle) {

@@ -177,8 +177,8 @@ TEST(SceneFeatures, RotatingMovingBoxTurnsABarByTheRightAngleThenReleasesIt) {
     const double angle = omega * (end - start);
     const kernels::Mat3 R = kernels::rotation_matrix(kernels::Vec3(0.0, 0.0, angle));
     for (const auto& [x0, x] : rest_and_now(simulation, held)) {
-        const kernels::Vec3 c(center[0], center[1], center[2]);
-        const kernels::Vec3 expected = c + R * (kernels::Vec3(x0[0], x0[1], x0[2]) - c);
+        const kernels::Vec3 c = kernels::from_array(center);
+        const kernels::Vec3 expected = c + R * (kernels::from_array(x0) - c);
         for (int k = 0; k < 3; ++k) {
             EXPECT_NEAR(x[k], expected(k), 1e-9);
         }

@@ -16,9 +16,9 @@ std::vector<Vec3> ContactSurface::obstacle_positions(double time) const {
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const Vec3& x = m_rest[static_cast<std::size_t>(m_num_body_vertices) + k];
         const io::RigidMotion& m = m_obstacle_motion[k];
-        const auto vec = [](const Vec3& v) { return kernels::Vec3(v[0], v[1], v[2]); };
-        const kernels::Vec3 y = kernels::rigid_motion_position(vec(x), vec(m.velocity),
-                                                               vec(m.angular_velocity), vec(m.center), time);
+        const kernels::Vec3 y = kernels::rigid_motion_position(
+            kernels::from_array(x), kernels::from_array(m.velocity), kernels::from_array(m.angular_velocity),
+            kernels::from_array(m.center), time);
         rows[k] = {y(0), y(1), y(2)};
     }
     return rows;

@@ -27,9 +27,9 @@ struct Obstacle {
     Vec3 center{};           ///< m, at time 0
     /// Where the rigid motion takes `x` (at time 0) at time t, as the simulator moves obstacle rows.
     Vec3 at(const Vec3& x, double t) const {
-        const auto vec = [](const Vec3& v) { return kernels::Vec3(v[0], v[1], v[2]); };
-        const kernels::Vec3 y =
-            kernels::rigid_motion_position(vec(x), vec(velocity), vec(angular_velocity), vec(center), t);
+        const kernels::Vec3 y = kernels::rigid_motion_position(
+            kernels::from_array(x), kernels::from_array(velocity), kernels::from_array(angular_velocity),
+            kernels::from_array(center), t);
         return {y(0), y(1), y(2)};
     }
 };
