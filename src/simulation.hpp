@@ -204,6 +204,7 @@ private:
     bool m_account_current = false;
     NodeField m_step_start;                 ///< positions at the step's start (the applied forces' work)
     NodeField m_velocity_start;             ///< velocities at the step's start (a fallback's start)
+    NodeField m_elastic_gradient;           ///< the step end's elastic gradient (the energy check's D_e)
     contact::SurfaceField m_obstacle_start; ///< obstacle rows at the step's start (a fallback's start)
     solver::StepVerdict m_verdict;          ///< the certificate's verdict on the last step
     double m_length = 1.0;                  ///< the rest bounding-box diagonal l (StepParts::length)

@@ -22,9 +22,6 @@ bool moves(const io::RigidMotion& motion) {
     return false;
 }
 
-/// Non-convexity of elasticity at large deformation: a share of the step's kinetic energy that a correct
-/// implicit-Euler step may still gain (the barrier's is its convexity defect; the header's file comment).
-constexpr double kinetic_share = 1e-3;
 /// Round-off of the energy sum, relative to the magnitudes of its parts.
 constexpr double round_off = 1e-12;
 
@@ -41,6 +38,11 @@ double contact_defect(const EnergyAccount& start, const EnergyAccount& end) {
         defect += end.stored[k] - at_end_weight - end.slopes[k];
     }
     return defect;
+}
+
+/// D_e = Ψ_e(xⁿ⁺¹) − Ψ_e(xⁿ) − ∇Ψ_e(xⁿ⁺¹)·Δx (the header); zero where the end carries no slope.
+double elastic_defect(const EnergyAccount& start, const EnergyAccount& end) {
+    return std::isfinite(end.elastic_slope) ? end.elastic - start.elastic - end.elastic_slope : 0.0;
 }
 
 } // namespace
@@ -90,8 +92,9 @@ std::string StepVerdict::explain(double acceleration_tolerance) const {
     }
     if (energy_consistent && !*energy_consistent) {
         out << separator << "energy gained: " << energy_change << " J with " << work
-            << " J of applied work, allowance " << allowance << " J (of it the contact potential's "
-            << "convexity defect " << std::max(0.0, contact_defect) << " J)";
+            << " J of applied work, allowance " << allowance << " J (of it the potential's convexity "
+            << "defect " << std::max(0.0, elastic_defect + contact_defect) << " J: elastic " << elastic_defect
+            << " J, contact " << contact_defect << " J)";
     }
     return out.str();
 }
@@ -106,6 +109,7 @@ nlohmann::json StepVerdict::to_json() const {
             {"work", energy_consistent ? json(work) : json(nullptr)},
             {"allowance", energy_consistent ? json(allowance) : json(nullptr)},
             {"contact_defect", energy_consistent ? json(contact_defect) : json(nullptr)},
+            {"elastic_defect", energy_consistent ? json(elastic_defect) : json(nullptr)},
             {"failed", failed()}};
 }
 
@@ -175,10 +179,10 @@ void StepCertificate::judge_energy(
     verdict.energy_change = end.total() - start.total(&end.weights);
     verdict.work = work;
     verdict.contact_defect = contact_defect(start, end);
+    verdict.elastic_defect = elastic_defect(start, end);
     verdict.allowance = std::max(start.momentum, end.momentum) * h * m_acceleration +
-                        kinetic_share * std::max(start.kinetic, end.kinetic) +
                         round_off * std::max(start.magnitude(), end.magnitude()) + m_elastic_round_off +
-                        std::max(0.0, verdict.contact_defect);
+                        std::max(0.0, verdict.elastic_defect + verdict.contact_defect);
     verdict.energy_consistent = verdict.energy_change <= work + verdict.allowance;
 }
 
