@@ -64,6 +64,21 @@ with_own_barrier(const solver::StepResult& result, solver::EnergyAccount account
     return account;
 }
 
+/// Σ over the owned rows of g · (x − x₀), this rank's part (a free function: a private member may hold no
+/// device lambda under CUDA).
+double gradient_dot_step(const NodeField& g, const NodeField& x, const NodeField& x0, int owned) {
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        "intact::gradient_dot_step", Kokkos::RangePolicy<ExecSpace>(0, owned),
+        KOKKOS_LAMBDA(const int i, double& partial) {
+            for (int c = 0; c < 3; ++c) {
+                partial += g(i, c) * (x(i, c) - x0(i, c));
+            }
+        },
+        sum);
+    return sum;
+}
+
 } // namespace
 
 bool Simulation::can_fall_back() const {
@@ -285,17 +300,7 @@ solver::EnergyAccount Simulation::step_end_account() {
         m_elastic_gradient = NodeField("intact::elastic_gradient", m_x.extent(0));
     }
     m_potential->potential_gradient(m_x, Vec3{0.0, 0.0, 0.0}, m_elastic_gradient);
-    const NodeField gradient = m_elastic_gradient, x = m_x, x0 = m_step_start;
-    double elastic_slope = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::elastic_slope", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            for (int c = 0; c < 3; ++c) {
-                sum += gradient(i, c) * (x(i, c) - x0(i, c));
-            }
-        },
-        elastic_slope);
-    slopes.push_back(elastic_slope);
+    slopes.push_back(gradient_dot_step(m_elastic_gradient, m_x, m_step_start, m_local.num_owned_nodes));
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, slopes.data(), static_cast<int>(slopes.size()), MPI_DOUBLE,
                                    MPI_SUM, m_comm));
     end.elastic_slope = slopes.back();
