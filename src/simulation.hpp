@@ -124,8 +124,8 @@ public:
     /// The integrator (its name, A-search's control numbers).
     const solver::Integrator& integrator() const { return *m_integrator; }
 
-    /// energy_account() of the state (x, v), the contact model gathered at x. Collective. (Public for CUDA
-    /// lambdas, as applied_work.)
+    /// energy_account() of the state (x, v), the contact model gathered at x. Collective. (Public: it
+    /// holds device lambdas, which CUDA allows in public members only.)
     solver::EnergyAccount energy_account_of(const NodeField& x, const NodeField& v) const;
     /// The work of the applied forces from the step's start to x (J; 0 when energy is not checked).
     /// Collective.

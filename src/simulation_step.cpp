@@ -64,21 +64,6 @@ with_own_barrier(const solver::StepResult& result, solver::EnergyAccount account
     return account;
 }
 
-/// Σ over the owned rows of g · (x − x₀), this rank's part (a free function: a private member may hold no
-/// device lambda under CUDA).
-double gradient_dot_step(const NodeField& g, const NodeField& x, const NodeField& x0, int owned) {
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::gradient_dot_step", Kokkos::RangePolicy<ExecSpace>(0, owned),
-        KOKKOS_LAMBDA(const int i, double& partial) {
-            for (int c = 0; c < 3; ++c) {
-                partial += g(i, c) * (x(i, c) - x0(i, c));
-            }
-        },
-        sum);
-    return sum;
-}
-
 } // namespace
 
 bool Simulation::can_fall_back() const {
@@ -255,17 +240,8 @@ double Simulation::applied_work() const {
         return 0.0;
     }
     // A scene-wide test: every rank reduces.
-    const NodeField f = m_forces->field(), x = m_x, x0 = m_step_start;
-    double work = 0.0;
-    Kokkos::parallel_reduce(
-        "intact::applied_work", Kokkos::RangePolicy<ExecSpace>(0, m_local.num_owned_nodes),
-        KOKKOS_LAMBDA(const int i, double& sum) {
-            for (int c = 0; c < 3; ++c) {
-                sum += f(i, c) * (x(i, c) - x0(i, c));
-            }
-        },
-        work);
-    return comm::allreduce_sum(m_comm, work);
+    return comm::allreduce_sum(
+        m_comm, solver::work_rows(m_forces->field(), m_x, m_step_start, m_local.num_owned_nodes));
 }
 
 solver::EnergyAccount Simulation::reference_start_account() {
@@ -300,7 +276,7 @@ solver::EnergyAccount Simulation::step_end_account() {
         m_elastic_gradient = NodeField("intact::elastic_gradient", m_x.extent(0));
     }
     m_potential->potential_gradient(m_x, Vec3{0.0, 0.0, 0.0}, m_elastic_gradient);
-    slopes.push_back(gradient_dot_step(m_elastic_gradient, m_x, m_step_start, m_local.num_owned_nodes));
+    slopes.push_back(solver::work_rows(m_elastic_gradient, m_x, m_step_start, m_local.num_owned_nodes));
     INTACT_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, slopes.data(), static_cast<int>(slopes.size()), MPI_DOUBLE,
                                    MPI_SUM, m_comm));
     end.elastic_slope = slopes.back();

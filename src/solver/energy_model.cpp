@@ -16,7 +16,8 @@ void scale_rows(const NodeField& field, int rows, double factor) {
         });
 }
 
-// Σ over owned rows of g · (x − start).
+} // namespace
+
 double work_rows(const NodeField& g, const NodeField& x, const NodeField& start, int rows) {
     double sum = 0.0;
     Kokkos::parallel_reduce(
@@ -29,8 +30,6 @@ double work_rows(const NodeField& g, const NodeField& x, const NodeField& start,
         sum);
     return sum;
 }
-
-} // namespace
 
 SceneEnergyModel::SceneEnergyModel(IncrementalPotential& potential,
                                    comm::HaloExchange& halo,

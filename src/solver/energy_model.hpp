@@ -11,6 +11,10 @@
 
 namespace intact::solver {
 
+/// Σ over the first `rows` (owned) rows of g · (x − start): this rank's part of a force's work along a
+/// step, or of a gradient's slope along it.
+double work_rows(const NodeField& g, const NodeField& x, const NodeField& start, int rows);
+
 class SceneEnergyModel final : public EnergyModel {
 public:
     SceneEnergyModel(IncrementalPotential& potential, comm::HaloExchange& halo, const Vec3& gravity);
