@@ -411,6 +411,8 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
     int fallbacks = 0;
     int fallbacks_certified = 0;
     int repaired_itself = 0;
+    int substepped = 0;
+    int most_substeps = 1;
     const int first_step = m_step + 1;
     Kokkos::Timer run_timer;
     for (int n = first_step; n <= m_scene.steps; ++n) {
@@ -421,6 +423,8 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
         fallbacks += m_verdict.fell_back() ? 1 : 0;
         fallbacks_certified += m_verdict.fell_back() && result.converged ? 1 : 0;
         repaired_itself += m_verdict.repaired_itself ? 1 : 0;
+        substepped += m_substeps > 1 ? 1 : 0;
+        most_substeps = std::max(most_substeps, m_substeps);
         // A fallback step's residual is the fallback's stopping measure.
         const solver::StepSolver& measured = m_verdict.fell_back() ? *m_reference : *m_solver;
         log::info() << "step " << m_step << "  t " << m_time << " s  " << iterations_text(result) << "  "
@@ -429,6 +433,7 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
                     << residual_acceleration_text(result.residual_acceleration)
                     << (m_verdict.fell_back() ? "  solved by " + m_verdict.repaired_by : "")
                     << (m_verdict.repaired_itself ? "  repaired" : "")
+                    << (m_substeps > 1 ? "  substeps " + std::to_string(m_substeps) : "")
                     << (result.converged ? ""
                                          : "  NOT CERTIFIED: " +
                                                m_verdict.explain(m_certificate->acceleration_tolerance()))
@@ -460,6 +465,12 @@ void Simulation::run(const std::function<void(const solver::StepResult&)>& after
                     << m_solver->name() << " and were solved again from their start with "
                     << m_reference->name() << " (" << fallbacks_certified
                     << " of them certified); see \"repair\" in metrics.jsonl";
+    }
+    if (substepped > 0) {
+        log::warn() << substepped << " of " << m_scene.steps
+                    << " steps failed the step certificate as one step "
+                    << "and were solved again in up to " << most_substeps
+                    << " substeps (solver.max_substeps); see \"substeps\" in metrics.jsonl";
     }
     if (uncertified > 0) {
         log::warn() << uncertified << " of " << m_scene.steps
@@ -610,6 +621,7 @@ void Simulation::write_metrics(int step, const solver::StepResult& result, doubl
              {"converged", step == 0 ? true : result.converged},
              {"certificate", step == 0 ? nlohmann::json(nullptr) : m_verdict.to_json()},
              {"repair", step == 0 ? nlohmann::json(nullptr) : m_verdict.repair_json()},
+             {"substeps", step == 0 ? 0 : m_substeps},
              {"line_search_failed", result.line_search_failed},
              {"contact_pairs", result.contact_pairs},
              {"min_contact_distance", std::isfinite(result.min_distance) ? nlohmann::json(result.min_distance)

@@ -87,9 +87,12 @@ public:
 
     /// One time step from the current state, judged by the step certificate (step_certificate.hpp) and,
     /// when the run's method's step is rejected, solved again from its start by the fallback
-    /// (solver.fallback, simulation_step.cpp). The result's `converged` is the certificate's verdict
-    /// (`last_verdict` says what was checked and what the fallback repaired). Collective.
+    /// (solver.fallback), then, when still rejected, in substeps (solver.max_substeps;
+    /// simulation_step.cpp). The result's `converged` is the certificate's verdict (`last_verdict` says
+    /// what was checked and what the fallback repaired). Collective.
     solver::StepResult step();
+    /// How many parts the last step was solved in (1: whole; more: solve_in_substeps).
+    int last_substeps() const { return m_substeps; }
     /// The step certificate's verdict on the last step.
     const solver::StepVerdict& last_verdict() const { return m_verdict; }
 
@@ -152,11 +155,23 @@ private:
     /// The repair record on m_verdict: repaired `by` a method, `itself` (the run's method going on).
     void record_repair(const std::string& by, bool itself);
     bool can_fall_back() const;
-    /// The integrator's end state and the step's clock (simulation_step.cpp).
+    /// Whether a rejected step may be solved again in substeps: solver.max_substeps > 1, solver.fallback
+    /// not "none", and an integrator without history.
+    bool can_substep() const;
+    /// One part of a step, h seconds from start_time to end_time (the whole step, or a substep): the
+    /// method's solve, its repair, the fallback, the integrator's end state and the certificate's verdict
+    /// (m_verdict). Leaves the step's clock alone. Collective.
+    solver::StepResult solve_part(double h, double start_time, double end_time);
+    /// The step rejected as `whole` solved again from its start in parts: halves, then each rejected part
+    /// halved again, down to 1/solver.max_substeps of the step. Returns the last part's state figures
+    /// with the work of every solve; m_verdict is the first kept part's rejection, else the last part's.
+    solver::StepResult solve_in_substeps(const solver::StepResult& whole, double start_time, double end_time);
+    /// Back to the last part's start: x, v, the obstacles, the contact model there, the energy account.
+    void restore_part_start();
+    /// The integrator's end state (simulation_step.cpp).
     void finish_step(const solver::StepProblem& problem);
-    /// Solve the step again from its start with the reference method; `after_end_step`: finish_step ran.
-    solver::StepResult
-    fall_back(const solver::StepProblem& problem, const solver::StepResult& rejected, bool after_end_step);
+    /// Solve the current part again from its start with the reference method.
+    solver::StepResult fall_back(const solver::StepProblem& problem, const solver::StepResult& rejected);
     /// The reference method's energy account of the step's start (after its solve: its weights).
     solver::EnergyAccount reference_start_account();
     /// energy_account() at a step's end, with the stored terms' slopes along the step for the
@@ -212,7 +227,15 @@ private:
     std::unique_ptr<solver::StepSolver> m_reference;
     std::vector<solver::EnergyTerm*> m_method_terms;
     std::vector<solver::EnergyTerm*> m_reference_terms;
-    std::string m_fallback_reason;       ///< what the run's method's last rejected step failed
+    std::string m_fallback_reason; ///< what the run's method's last rejected step failed
+    /// The part of the step being solved (solve_part): its length, start and end time, and the energy
+    /// account and problem of its start (restore_part_start).
+    double m_part_h = 0.0;
+    double m_part_time = 0.0;
+    double m_part_end = 0.0;
+    solver::EnergyAccount m_part_account;
+    solver::StepProblem m_part_problem;
+    int m_substeps = 1;                  ///< parts the last step was solved in
     std::optional<FirstEnd> m_first_end; ///< this step's, when the certificate rejected it
 };
 

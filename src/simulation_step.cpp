@@ -25,10 +25,23 @@ namespace intact {
 
 namespace {
 
+/// The work of a solve added to another's: iterations and seconds.
+void add_cost(solver::StepResult& to, const solver::StepResult& from) {
+    to.iterations += from.iterations;
+    to.linear_iterations += from.linear_iterations;
+    to.warm_start_iterations += from.warm_start_iterations;
+    to.seconds.contact += from.seconds.contact;
+    to.seconds.assembly += from.seconds.assembly;
+    to.seconds.linear_solve += from.seconds.linear_solve;
+    to.seconds.step_bound += from.seconds.step_bound;
+    to.seconds.line_search += from.seconds.line_search;
+}
+
 /// A fallback step's result: the fallback's solve (its state, residuals, pairs, κ) with the work of both
 /// solves added up (a fallback step costs both), and the run's method's own figures (outer iterations,
 /// active set, sweeps, ...), which describe its solve of the step.
 void add_work(solver::StepResult& to, const solver::StepResult& from) {
+    add_cost(to, from);
     to.outer_iterations = from.outer_iterations;
     to.mean_toi = from.mean_toi;
     to.active_set_size = from.active_set_size;
@@ -39,13 +52,6 @@ void add_work(solver::StepResult& to, const solver::StepResult& from) {
     to.warm_start_sweeps = from.warm_start_sweeps;
     to.barrier_stencils = from.barrier_stencils;
     to.grey_fraction = from.grey_fraction;
-    to.iterations += from.iterations;
-    to.linear_iterations += from.linear_iterations;
-    to.seconds.contact += from.seconds.contact;
-    to.seconds.assembly += from.seconds.assembly;
-    to.seconds.linear_solve += from.seconds.linear_solve;
-    to.seconds.step_bound += from.seconds.step_bound;
-    to.seconds.line_search += from.seconds.line_search;
 }
 
 /// `account` as the certificate judges a step of a method that keeps its barrier in its own stencils
@@ -75,30 +81,124 @@ bool Simulation::can_fall_back() const {
 
 solver::StepResult Simulation::step() {
     const double h = m_scene.dt;
+    const double start_time = m_time;
+    const double end_time = (m_step + 1) * h;
+    m_substeps = 1;
+    solver::StepResult result = solve_part(h, start_time, end_time);
+    if (!m_verdict.certified() && can_substep()) {
+        result = solve_in_substeps(result, start_time, end_time);
+    }
+    ++m_step;
+    m_time = end_time;
+    return result;
+}
+
+bool Simulation::can_substep() const {
+    // solver.fallback "none" keeps the method's own steps as they end: no part of them is solved again.
+    return m_scene.max_substeps > 1 && m_scene.fallback != "none" && !m_integrator->keeps_history();
+}
+
+solver::StepResult
+Simulation::solve_in_substeps(const solver::StepResult& whole, double start_time, double end_time) {
+    // The step in units of its smallest substep; a substep the certificate rejects is solved again from its
+    // start at half its length, down to one unit. A unit that still fails is kept (reported NOT CERTIFIED)
+    // and the rest of the step is one last part, kept as it ends: a step costs at most
+    // log₂(max_substeps) + 2 solves more than the whole one.
+    const int units = m_scene.max_substeps;
+    const double unit = (end_time - start_time) / units;
+    const std::string whole_failure = m_verdict.explain(m_certificate->acceleration_tolerance());
+    solver::StepResult cost = whole;
+    solver::StepResult result;
+    std::optional<solver::StepVerdict> failed;
+    const auto time_at = [&](int units_done) {
+        return units_done == units ? end_time : start_time + units_done * unit;
+    };
+    int done = 0;
+    int size = units / 2;
+    int shortest = size;
+    m_substeps = 0;
+    restore_part_start();
+    while (done < units) {
+        if (failed) {
+            size = units - done;
+        }
+        result = solve_part(size * unit, time_at(done), time_at(done + size));
+        add_cost(cost, result);
+        while (!m_verdict.certified() && !failed && size > 1) {
+            restore_part_start();
+            size /= 2;
+            result = solve_part(size * unit, time_at(done), time_at(done + size));
+            add_cost(cost, result);
+        }
+        if (!m_verdict.certified() && !failed) {
+            failed = m_verdict;
+        }
+        shortest = std::min(shortest, size);
+        done += size;
+        ++m_substeps;
+    }
+    if (m_rank == 0) {
+        log::warn() << "step " << m_step + 1 << ": not certified as one step (" << whole_failure
+                    << "); solved again from its start in " << m_substeps << " parts, the shortest 1/"
+                    << units / shortest << " of the step: "
+                    << (failed ? "NOT CERTIFIED: " + failed->explain(m_certificate->acceleration_tolerance())
+                               : std::string("certified"));
+    }
+    // The last part's state and figures, with the work of every solve the step took.
+    result.iterations = cost.iterations;
+    result.linear_iterations = cost.linear_iterations;
+    result.warm_start_iterations = cost.warm_start_iterations;
+    result.seconds = cost.seconds;
+    if (failed) {
+        m_verdict = *failed;
+    }
+    return result;
+}
+
+void Simulation::restore_part_start() {
+    Kokkos::deep_copy(m_x, m_step_start);
+    Kokkos::deep_copy(m_v, m_velocity_start);
+    if (m_contact) {
+        Kokkos::deep_copy(m_boundary->obstacle_positions(), m_obstacle_start);
+        m_surface->begin_step(m_x);
+        m_contact->update(m_x, m_obstacle_start);
+    }
+    m_account = m_part_account;
+    m_account_current = true;
+    m_problem = m_part_problem;
+}
+
+solver::StepResult Simulation::solve_part(double h, double start_time, double end_time) {
+    m_part_h = h;
+    m_part_time = start_time;
+    m_part_end = end_time;
     if (!m_account_current) {
         m_account = energy_account();
     }
-    // The step's start, for the applied forces' work and for a fallback's solve from the start.
+    // The part's start, for the applied forces' work, a fallback's solve and substeps from the start.
+    m_part_account = m_account;
+    m_part_problem = m_problem;
     if (m_step_start.extent(0) != m_x.extent(0)) {
         m_step_start = NodeField("intact::step_start", m_x.extent(0));
         m_velocity_start = NodeField("intact::velocity_start", m_v.extent(0));
     }
     Kokkos::deep_copy(m_step_start, m_x);
     Kokkos::deep_copy(m_velocity_start, m_v);
-    if (m_contact && can_fall_back()) {
+    if (m_contact) {
         if (m_obstacle_start.extent(0) != m_boundary->obstacle_positions().extent(0)) {
             m_obstacle_start = m_surface->make_field("intact::obstacle_start");
         }
         Kokkos::deep_copy(m_obstacle_start, m_boundary->obstacle_positions());
     }
 
-    // 1. The integrator's x̂ and the boundary's targets from the state at the step's start; the method
+    // 1. The integrator's x̂ and the boundary's targets from the state at the part's start; the method
     //    minimises. The solve's positions are the state at t + θh (θ = ½ for implicit midpoint):
-    //    prescribed nodes go there; obstacles go to t + h, where the integrator's end state must clear them.
+    //    prescribed nodes go there; obstacles go to the part's end, where the integrator's end state must
+    //    clear them.
     solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
-    m_boundary->begin_step(m_x, problem.theta * h, m_time, m_time + h);
-    m_forces->evaluate(m_time, h);
+    m_boundary->begin_step(m_x, problem.theta * h, start_time, end_time);
+    m_forces->evaluate(start_time, h);
     problem.force = m_forces->field();
     solver::StepResult result = m_solver->solve(m_x, problem);
 
@@ -116,7 +216,7 @@ solver::StepResult Simulation::step() {
         }
     }
     if (!m_verdict.certified() && can_fall_back()) {
-        result = fall_back(problem, result, false);
+        result = fall_back(problem, result);
     }
 
     // 3. The integrator's end state; the energy check.
@@ -132,7 +232,7 @@ solver::StepResult Simulation::step() {
         // keeps no state of its own: v = (xⁿ⁺¹ − xⁿ)/h from the start it kept in begin_step.
         INTACT_REQUIRE(m_scene.integrator == "implicit_euler",
                        "the step certificate checks energy under implicit Euler only");
-        result = fall_back(problem, result, true);
+        result = fall_back(problem, result);
         finish_step(problem);
         work = applied_work();
         end = step_end_account();
@@ -143,9 +243,9 @@ solver::StepResult Simulation::step() {
         m_potential->use_terms(m_method_terms);
         end = energy_account();
         if (m_rank == 0) {
-            log::warn() << "step " << m_step << ": " << m_solver->name() << " failed the step certificate ("
-                        << m_fallback_reason << "); solved again from the step's start with "
-                        << m_reference->name() << ": "
+            log::warn() << "step " << m_step + 1 << ": " << m_solver->name()
+                        << " failed the step certificate (" << m_fallback_reason
+                        << "); solved again from the step's start with " << m_reference->name() << ": "
                         << (m_verdict.certified()
                                 ? std::string("certified")
                                 : "NOT CERTIFIED: " +
@@ -160,7 +260,6 @@ solver::StepResult Simulation::step() {
 }
 
 void Simulation::finish_step(const solver::StepProblem& problem) {
-    const double h = m_scene.dt;
     m_integrator->end_step(problem, m_x, m_v);
     if (const auto fraction = m_integrator->move_fraction(); fraction && *fraction < 1.0 && m_rank == 0) {
         log::warn() << "step " << m_step + 1 << ": " << m_integrator->name() << " took " << *fraction
@@ -173,21 +272,13 @@ void Simulation::finish_step(const solver::StepProblem& problem) {
         m_contact->update(m_x, m_boundary->obstacle_positions());
     }
     m_problem = problem;
-    ++m_step;
-    m_time = m_step * h;
 }
 
 solver::StepResult Simulation::fall_back(const solver::StepProblem& problem,
-                                         const solver::StepResult& rejected,
-                                         bool after_end_step) {
+                                         const solver::StepResult& rejected) {
     m_fallback_reason = m_verdict.explain(m_certificate->acceleration_tolerance());
     if (!m_first_end) {
         m_first_end = first_end(rejected); // the energy check's rejection: no repair was tried
-    }
-    if (after_end_step) {
-        // Back to the step's clock (finish_step advanced it).
-        --m_step;
-        m_time = m_step * m_scene.dt;
     }
     // 1. Back to the step's start: positions, velocities, obstacles; the boundary's targets again.
     Kokkos::deep_copy(m_x, m_step_start);
@@ -195,7 +286,7 @@ solver::StepResult Simulation::fall_back(const solver::StepProblem& problem,
     if (m_contact) {
         Kokkos::deep_copy(m_boundary->obstacle_positions(), m_obstacle_start);
     }
-    m_boundary->begin_step(m_x, problem.theta * m_scene.dt, m_time, m_time + m_scene.dt);
+    m_boundary->begin_step(m_x, problem.theta * m_part_h, m_part_time, m_part_end);
 
     // 2. The reference method, made at the first fallback with its own terms (it keeps no state from
     //    step to step: κ starts from each step's start, IpcSolver).

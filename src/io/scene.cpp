@@ -547,6 +547,13 @@ Scene parse_scene(const nlohmann::json& document, const std::string& file) {
                     "use \"ipc\" (a step the certificate rejects is solved again from its start with "
                     "ipc) or \"none\" (it is kept and reported NOT CERTIFIED)");
     }
+    scene.max_substeps = solver.optional<int>("max_substeps", scene.max_substeps);
+    if (scene.max_substeps < 1 || (scene.max_substeps & (scene.max_substeps - 1)) != 0) {
+        solver.fail(
+            "max_substeps", "must be a power of two >= 1, got " + std::to_string(scene.max_substeps),
+            "use 1 (a rejected step is kept and reported NOT CERTIFIED), or 2, 4, 8, 16 (the default: "
+            "a rejected step is solved again in halves, down to 1/16 of the step)");
+    }
     scene.preconditioner = solver.optional<std::string>("preconditioner", scene.preconditioner);
     if (scene.preconditioner != "block_jacobi" && scene.preconditioner != "decade_warm_start" &&
         scene.preconditioner != "rigid_coarse") {

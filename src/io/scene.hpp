@@ -264,6 +264,11 @@ struct Scene {
     /// returned one the step certificate rejects: "ipc" (the default; the reference method), or "none"
     /// (the rejected step is kept and reported NOT CERTIFIED)
     std::string fallback = "ipc";
+    /// solver.max_substeps: a step still rejected after its repairs is solved again from its start in
+    /// halves, quarters, ... down to 1/max_substeps of it (a power of two; 1: never), under integrators
+    /// without history (implicit Euler, implicit midpoint) and unless fallback is "none".
+    /// Simulation::solve_in_substeps.
+    int max_substeps = 16;
     std::string preconditioner =
         "rigid_coarse";                     ///< solver.preconditioner: or "block_jacobi", "decade_warm_start"
     std::optional<double> newton_tolerance; ///< m/s; absent: 1e-2 × bounding-box diagonal per second

@@ -378,7 +378,16 @@ std::vector<SceneKey> build_table() {
             .one_of({"ipc", "none"})
             .default_value("ipc")
             .means("`ipc`: a step of `al`, `bal` or `stencil_descent` that the step certificate rejects is "
-                   "solved again from its start with `ipc`; `none`: kept and reported NOT CERTIFIED"));
+                   "solved again from its start with `ipc`; `none`: kept as the method ended it (no substeps "
+                   "either) and "
+                   "reported NOT CERTIFIED"));
+    k.push_back(integer("solver.max_substeps")
+                    .at_least(1.0)
+                    .default_value(16)
+                    .means("a power of two: a step the step certificate still rejects after its repairs is "
+                           "solved again from its start in halves, quarters, ... down to 1/max_substeps of "
+                           "the step (implicit Euler and implicit midpoint; not with solver.fallback "
+                           "`none`); 1: never"));
     k.push_back(text("solver.preconditioner")
                     .one_of({"rigid_coarse", "block_jacobi", "decade_warm_start"})
                     .default_value("rigid_coarse")

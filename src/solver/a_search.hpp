@@ -73,6 +73,7 @@ public:
     void start(const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
     std::optional<EnergyControl> control() const override { return m_control; }
+    bool keeps_history() const override { return true; }
     /// Tⁿ, the step count (the schedule's clock), ∇(Ψ + gravity) and each term's gradient at xⁿ, the
     /// terms' energies and weights at xⁿ, and the last step's control numbers.
     void save(io::CheckpointWriter& out) const override;

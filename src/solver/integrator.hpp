@@ -114,6 +114,10 @@ public:
     virtual void set_move_limit(MoveLimit /*limit*/) {}
     /// Fraction of its own move past the minimiser the last step took (1: all); none for the others.
     virtual std::optional<double> move_fraction() const { return std::nullopt; }
+    /// Whether a step changes state of the integrator's own besides x and v (BDF2's xⁿ⁻¹, Newmark's aⁿ,
+    /// A-search's energy target): such a step cannot be taken again from its start, or split into
+    /// substeps (Simulation::solve_in_substeps).
+    virtual bool keeps_history() const { return true; }
 
     /// Checkpoint: what the next step needs besides x, v and t (which Simulation saves): the history
     /// named in the class comment, under section names of its own. Called between steps. Local.
@@ -132,6 +136,7 @@ public:
     std::string name() const override { return "implicit_euler"; }
     StepProblem begin_step(double h, const NodeField& x, const NodeField& v) override;
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
+    bool keeps_history() const override { return false; }
     /// Nothing: x̂ and vⁿ⁺¹ come from xⁿ and vⁿ alone, and begin_step overwrites both of its fields.
     void save(io::CheckpointWriter& /*out*/) const override {}
     void restore(const io::CheckpointReader& /*in*/) override {}
@@ -203,6 +208,7 @@ public:
     void end_step(const StepProblem& problem, const NodeField& x, const NodeField& v) override;
     void set_move_limit(MoveLimit limit) override { m_limit = std::move(limit); }
     std::optional<double> move_fraction() const override { return m_fraction; }
+    bool keeps_history() const override { return false; }
     /// Nothing: one-step, begin_step overwrites both of its fields.
     void save(io::CheckpointWriter& /*out*/) const override {}
     void restore(const io::CheckpointReader& /*in*/) override {}

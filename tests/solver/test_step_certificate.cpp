@@ -518,4 +518,66 @@ TEST(StepCertificate, AppliedForcesWorkPaysForTheEnergyTheyAdd) {
     }
 }
 
+/// The AL paper's friction rollers (inputs/papers/al/friction_rollers.json): two faceted rollers turning
+/// towards each other draw a soft ball down between them. `solver.max_substeps` as given.
+json turning_rollers(int max_substeps) {
+    json ball;
+    ball["mesh"]["file"] = INTACT_SOURCE_DIR "/inputs/meshes/ball.msh";
+    ball["translate"] = {0.0, 0.0, 0.1};
+    ball["material"] = {{"model", "stable_neo_hookean"},
+                        {"youngs_modulus", 1e7},
+                        {"poisson_ratio", 0.3},
+                        {"density", 1000.0}};
+    json s;
+    s["time"] = {{"dt", 0.02}, {"steps", 4}};
+    s["gravity"] = {0.0, 0.0, -9.81};
+    s["bodies"] = json::array({ball});
+    s["obstacles"] = json::array();
+    for (const double side : {-1.0, 1.0}) {
+        json roller;
+        roller["mesh"]["file"] = INTACT_SOURCE_DIR "/inputs/meshes/roller.obj";
+        roller["scale"] = 2.0;
+        roller["translate"] = {0.18 * side, 0.0, 0.0};
+        roller["center"] = {0.18 * side, 0.0, 0.0};
+        roller["angular_velocity"] = {0.0, -4.0 * side, 0.0};
+        s["obstacles"].push_back(roller);
+    }
+    s["contact"] = {{"enabled", true}, {"dhat", 1e-3}, {"friction", 0.5}, {"epsv", 1e-3}};
+    s["solver"] = {{"type", "ipc"}, {"max_substeps", max_substeps}};
+    s["output"] = {{"every", 1000}};
+    return s;
+}
+
+TEST(StepCertificate, StepsTurningRollersStallAreCertifiedInSubsteps) {
+    // Where the rollers grip the ball, ipc's whole 20 ms step ends at the Newton cap with 1e9 m/s² and more
+    // unbalanced (measured at 2 ranks: steps 3 and 4; the obstacles move 8 mm a step along their facets'
+    // chords, and the CCD bound cuts every iteration to 2-20%). Solved again in halves or quarters, every
+    // part is certified, and the step ends on its own clock. Without substeps the same run keeps a step NOT
+    // CERTIFIED: the control that shows the scene still needs them.
+    int uncertified_whole = 0;
+    {
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(turning_rollers(1), "rollers.json"),
+                              test::output_dir("certificate", "rollers_whole", MPI_COMM_WORLD));
+        for (int n = 1; n <= 4; ++n) {
+            simulation.step();
+            uncertified_whole += simulation.last_verdict().certified() ? 0 : 1;
+            EXPECT_EQ(simulation.last_substeps(), 1);
+        }
+    }
+    EXPECT_GT(uncertified_whole, 0) << "every whole step was certified: the scene no longer needs substeps";
+
+    Simulation simulation(MPI_COMM_WORLD, io::parse_scene(turning_rollers(16), "rollers.json"),
+                          test::output_dir("certificate", "rollers_substeps", MPI_COMM_WORLD));
+    int substepped = 0;
+    for (int n = 1; n <= 4; ++n) {
+        simulation.step();
+        EXPECT_TRUE(simulation.last_verdict().certified())
+            << "step " << n << ": " << simulation.last_verdict().explain(1e-3);
+        EXPECT_EQ(simulation.current_step(), n);
+        EXPECT_DOUBLE_EQ(simulation.current_time(), n * 0.02);
+        substepped += simulation.last_substeps() > 1 ? 1 : 0;
+    }
+    EXPECT_GT(substepped, 0);
+}
+
 } // namespace
