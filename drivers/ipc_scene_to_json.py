@@ -8,8 +8,12 @@ What is mapped: energy (NH, FCR, SNH), timeIntegration (BE, BDF2, NM with beta a
 dt), density, stiffness (E, nu), turnOffGravity (IPC is y-up: gravity becomes [0, -9.81, 0]), the shapes
 (`.msh` bodies and `.obj` kinematic obstacles, with translate / rotate / scale, `material`, `initVel`,
 `linearVelocity` and `angularVelocity` of obstacles, `DBC` boxes as fixed or moving boxes), ground,
-halfSpace and meshCO obstacles with their friction, selfFric, dHat (relative to the bounding-box diagonal,
-as in IPC) and fricIterAmt. Keys that change only IPC's viewer (zoom, view, ...) are dropped silently;
+halfSpace and meshCO obstacles with their friction (a meshCO placed as IPC's MeshCO places it: centred on its
+vertex mean, its largest extent scaled to the line's scale, turned, moved to its origin), selfFric, dHat
+(relative to the bounding-box diagonal, as in IPC), fricIterAmt, `size` and `script fall` or `dragright` (the
+shapes scaled and raised as IPC's main.cpp and AnimScripter place them; dragright's pull as a moving box).
+Euler angles are converted from IPC's order (a point turns about z, then y, then x) to Intact's `rotate_deg`
+(x, then y, then z). Keys that change only IPC's viewer (zoom, view, ...) are dropped silently;
 every other key Intact cannot express is reported on stderr as `warning: LINE: ...` with what was done.
 
 Meshes: IPC's paths are resolved against --mesh-root (default: the folder of SCENE.txt) and written into
@@ -56,7 +60,9 @@ class Converter:
         self.body_materials = []  # per body: the shape's own `material` or None (use the scene's)
         self.shapes = []  # (entry, raw bbox or None, scale, rotate, translate) of every shape, in order
         self.size = 0.0  # IPC's `size`: the shapes are scaled so that their largest extent is this
-        self.fall = False  # IPC's `script fall`: the shapes start raised by half their bbox diagonal
+        self.fall = False  # IPC's `script fall` (and dragright): the shapes start raised by half their bbox diagonal
+        self.drag_right = 0  # the line of IPC's `script dragright` (0: none): the right end is pulled at 0.5 m/s
+        self.obstacle_right = -math.inf  # the largest x of the meshCO obstacles' vertices, as placed
 
     def warn(self, number, text):
         self.warnings.append(f"warning: {self.script}:{number}: {text}")
@@ -80,6 +86,35 @@ class Converter:
         relative = os.path.relpath(path.resolve(), self.output.resolve().parent)
         return {"file": relative}, vertex_bbox(path)
 
+    def mesh_obstacle(self, args, number):
+        """A `meshCO PATH x y z SCALE STIFFNESS FRICTION [rotate X Y Z]` line as an Intact obstacle. IPC's
+        MeshCO moves the mesh's vertex mean to the origin, turns it, scales its largest extent to SCALE and
+        moves it to (x, y, z); Intact scales, turns and translates about the file's own origin, so the
+        mean's turned and scaled image is taken off the translation."""
+        mesh, _ = self.mesh_entry(args[0], number)
+        origin, size = [float(a) for a in args[1:4]], float(args[4])
+        degrees = [float(a) for a in args[8:11]] if len(args) >= 11 and args[7] == "rotate" else [0.0] * 3
+        entry = {"mesh": mesh, "friction": float(args[6])}
+        path = self.mesh_root / args[0] if args[0] not in self.substitutes else Path(self.substitutes[args[0]])
+        stats = vertex_stats(path)
+        if stats is None:
+            self.warn(number, "meshCO placed without IPC's centring and scaling (its vertices could not be "
+                              "read); fix: --mesh-root DIR or --mesh PATH=FILE")
+            mean, factor = [0.0] * 3, size
+        else:
+            mean, low, high = stats
+            factor = size / max(h - l for l, h in zip(low, high))
+        turned = matrix_times(ipc_matrix(degrees), [factor * c for c in mean])
+        entry["translate"] = [o - t for o, t in zip(origin, turned)]
+        for p in vertex_points(path):
+            placed = matrix_times(ipc_matrix(degrees), [factor * c for c in p])
+            self.obstacle_right = max(self.obstacle_right, placed[0] + entry["translate"][0])
+        if factor != 1.0:
+            entry["scale"] = factor
+        if any(degrees):
+            entry["rotate_deg"] = intact_angles(ipc_matrix(degrees))
+        return entry
+
     # --- one shape line -----------------------------------------------------------------------------
     def shape(self, line, number):
         words = line.split()
@@ -92,10 +127,7 @@ class Converter:
         if any(s != 1.0 for s in scale):
             entry["scale"] = scale if len(set(scale)) > 1 else scale[0]
         if any(rotate):
-            entry["rotate_deg"] = rotate
-            if sum(1 for r in rotate if r) > 1:
-                self.warn(number, "IPC turns about z, then y, then x; Intact about x, then y, then z: "
-                                  "rotations about more than one axis differ")
+            entry["rotate_deg"] = intact_angles(ipc_matrix(rotate))
         if any(translate):
             entry["translate"] = translate
         is_obstacle = path.endswith(".obj")
@@ -257,13 +289,7 @@ class Converter:
             self.scene["obstacles"].append({"plane": {"point": origin, "normal": normal},
                                             "friction": float(args[7])})
         elif key == "meshCO":
-            mesh, _ = self.mesh_entry(args[0], number)
-            entry = {"mesh": mesh, "translate": [float(a) for a in args[1:4]], "friction": float(args[6])}
-            if float(args[4]) != 1.0:
-                entry["scale"] = float(args[4])
-            if len(args) >= 11 and args[7] == "rotate":
-                entry["rotate_deg"] = [float(a) for a in args[8:11]]
-            self.scene["obstacles"].append(entry)
+            self.scene["obstacles"].append(self.mesh_obstacle(args, number))
         elif key == "selfFric":
             contact["friction"] = float(args[0])
         elif key == "dHat":
@@ -303,8 +329,9 @@ class Converter:
         elif key == "size":
             self.size = float(args[0])
         elif key == "script":
-            self.fall = bool(args) and args[0] == "fall"
-            if args and args[0] not in ("fall", "null"):
+            self.fall = bool(args) and args[0] in ("fall", "dragright")
+            self.drag_right = number if args and args[0] == "dragright" else 0
+            if args and args[0] not in ("fall", "dragright", "null"):
                 self.warn(number, f"script {' '.join(args)} (IPC's scripted motion) is not mapped")
         elif key == "selfCollisionOff":
             self.warn(number, "selfCollisionOff is not mapped: Intact always handles self-contact")
@@ -362,6 +389,26 @@ class Converter:
         if self.fall:
             diagonal = math.sqrt(sum((h - l) ** 2 for l, h in zip(*box)))
             self.transform_shapes(1.0, [0.0, 0.5 * diagonal, 0.0])
+        if self.drag_right:
+            self.pull_right_end(self.world_bbox())
+
+    def pull_right_end(self, box):
+        """IPC's `script dragright` (AnimScripter): the nodes in the right 4% of the shapes' x extent move
+        at 0.5 m/s in +x until every node is right of the meshCO obstacles, then are let go. Intact's window
+        ends when the shapes' left end, moving with the grip, would pass the obstacles."""
+        low, high = box
+        pad = 1e-9 * max(1.0, max(abs(c) for c in low + high))
+        grip = {"min": [high[0] - 0.04 * (high[0] - low[0]) - pad, low[1] - pad, low[2] - pad],
+                "max": [high[0] + pad, high[1] + pad, high[2] + pad]}
+        moving = {"box": grip, "velocity": [0.5, 0.0, 0.0]}
+        if math.isfinite(self.obstacle_right):
+            moving["end"] = max(0.0, (self.obstacle_right - low[0]) / 0.5)
+        for entry, _, _, _, _ in self.shapes:
+            entry.setdefault("moving", []).append(dict(moving))
+        self.warn(self.drag_right, "script dragright: the right 4% of the shapes pulled at 0.5 m/s in +x"
+                  + (f" until t = {moving['end']:g} s (IPC lets go once the shapes are right of the obstacles; "
+                     "a body that stretches passes them later)" if "end" in moving else
+                     " throughout (no meshCO obstacle to pass)"))
 
     def finish(self):
         if not self.scene["time"]:
@@ -380,6 +427,39 @@ class Converter:
 
 
 
+def ipc_matrix(degrees):
+    """IPC's rotation of Euler angles in degrees, R = Rx Ry Rz (a point turns about z first), row-major."""
+    def about(axis, angle):
+        c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        m = [[1.0 if r == k else 0.0 for k in range(3)] for r in range(3)]
+        m[i][i], m[i][j], m[j][i], m[j][j] = c, -s, s, c
+        return m
+    result = about(0, degrees[0])
+    for axis in (1, 2):
+        turn = about(axis, degrees[axis])
+        result = [[sum(result[r][k] * turn[k][c] for k in range(3)) for c in range(3)] for r in range(3)]
+    return result
+
+
+def matrix_times(m, p):
+    return [sum(m[r][k] * p[k] for k in range(3)) for r in range(3)]
+
+
+def intact_angles(m):
+    """Intact's `rotate_deg` [a, b, c] (about x, then y, then z: R = Rz(c) Ry(b) Rx(a)) of the rotation m,
+    rounded to 1e-9 degrees so that single-axis turns keep their written angles."""
+    sin_b = max(-1.0, min(1.0, -m[2][0]))
+    b = math.asin(sin_b)
+    if abs(math.cos(b)) > 1e-12:
+        a = math.atan2(m[2][1], m[2][2])
+        c = math.atan2(m[1][0], m[0][0])
+    else:  # b = ±90°: only a ∓ c is defined; c = 0
+        a = math.atan2(-m[1][2], m[1][1])
+        c = 0.0
+    return [round(math.degrees(v), 9) + 0.0 for v in (a, b, c)]
+
+
 def ipc_rotate(p, degrees):
     """p turned as IPC turns a shape: R = Rx Ry Rz (about z first), angles in degrees."""
     for axis in (2, 1, 0):
@@ -393,6 +473,33 @@ def ipc_rotate(p, degrees):
     return p
 
 
+def gmsh_nodes(lines):
+    """The node coordinates of an ASCII gmsh file, format 2 (`id x y z`), 4.0 (blocks of `id x y z`) or 4.1
+    (blocks of ids, then their coordinates); [] when the section is not as the format says."""
+    version = float(lines[lines.index("$MeshFormat") + 1].split()[0]) if "$MeshFormat" in lines else 2.0
+    words = " ".join(lines[lines.index("$Nodes") + 1:lines.index("$EndNodes")]).split()
+    try:
+        if version < 4.0:
+            count = int(words[0])
+            return [[float(w) for w in words[2 + 4 * k:5 + 4 * k]] for k in range(count)]
+        points, at = [], 4 if version >= 4.1 else 2
+        for _ in range(int(words[0])):
+            parametric, count = int(words[at + 2]), int(words[at + 3])
+            at += 4
+            if version >= 4.1:
+                at += count  # the block's node tags
+                width = 3 + (int(words[at - count - 4]) if parametric else 0)  # x y z (+ u v by dimension)
+                points += [[float(w) for w in words[at + width * k:at + width * k + 3]] for k in range(count)]
+                at += width * count
+            else:
+                width = 4 + (int(words[at - 3]) if parametric else 0)  # tag x y z (+ u v by dimension)
+                points += [[float(w) for w in words[at + width * k + 1:at + width * k + 4]] for k in range(count)]
+                at += width * count
+        return points
+    except (IndexError, ValueError):
+        return []
+
+
 def is_number(text):
     try:
         float(text)
@@ -401,32 +508,38 @@ def is_number(text):
         return False
 
 
+def vertex_stats(path):
+    """(vertex mean, bbox min, bbox max) of a mesh file, or None if it cannot be read."""
+    points = vertex_points(path)
+    if not points:
+        return None
+    mean = [sum(p[a] for p in points) / len(points) for a in range(3)]
+    return mean, [min(p[a] for p in points) for a in range(3)], [max(p[a] for p in points) for a in range(3)]
+
+
 def vertex_bbox(path):
     """([min x, y, z], [max x, y, z]) of a mesh file's vertices, or None if it cannot be read."""
+    stats = vertex_stats(path)
+    return None if stats is None else (stats[1], stats[2])
+
+
+def vertex_points(path):
+    """A mesh file's vertices (.obj, gmsh 2 or 4 .msh, MEDIT .mesh), or [] if it cannot be read."""
     try:
         lines = Path(path).read_text().splitlines()
     except (OSError, UnicodeDecodeError):
-        return None
+        return []
     points = []
     suffix = Path(path).suffix
     if suffix == ".obj":
         points = [[float(v) for v in l.split()[1:4]] for l in lines if l.startswith("v ")]
     elif suffix == ".msh" and "$Nodes" in lines:
-        start = lines.index("$Nodes") + 1
-        end = lines.index("$EndNodes")
-        for l in lines[start:end]:
-            words = l.split()
-            if len(words) == 4 and "." in l:  # gmsh 2: id x y z
-                points.append([float(w) for w in words[1:]])
-            elif len(words) == 3 and "." in l:  # gmsh 4: x y z
-                points.append([float(w) for w in words])
+        points = gmsh_nodes(lines)
     elif suffix == ".mesh" and "Vertices" in [l.strip() for l in lines]:
         start = [l.strip() for l in lines].index("Vertices") + 1
         for l in lines[start + 1:start + 1 + int(lines[start])]:
             points.append([float(w) for w in l.split()[:3]])
-    if not points:
-        return None
-    return [min(p[a] for p in points) for a in range(3)], [max(p[a] for p in points) for a in range(3)]
+    return points
 
 
 def main(argv=None):
