@@ -6,21 +6,26 @@ Usage:
 
 What is mapped: energy (NH, FCR, SNH), timeIntegration (BE, BDF2, NM with beta and gamma), time (end and
 dt), density, stiffness (E, nu), turnOffGravity (IPC is y-up: gravity becomes [0, -9.81, 0]), the shapes
-(`.msh` bodies and `.obj` kinematic obstacles, with translate / rotate / scale, `material`, `initVel`,
-`linearVelocity` and `angularVelocity` of obstacles, `DBC` boxes as fixed or moving boxes), ground,
+(`.msh` bodies and `.obj`, `.seg` and `.pt` kinematic obstacles, with translate / rotate / scale, `material`,
+`initVel`, `linearVelocity` and `angularVelocity` of obstacles, `DBC` boxes as fixed or moving boxes), ground,
 halfSpace and meshCO obstacles with their friction (a meshCO placed as IPC's MeshCO places it: centred on its
-vertex mean, its largest extent scaled to the line's scale, turned, moved to its origin), selfFric, dHat
-(relative to the bounding-box diagonal, as in IPC), fricIterAmt, `size` and `script fall` or `dragright` (the
-shapes scaled and raised as IPC's main.cpp and AnimScripter place them; dragright's pull as a moving box).
-Euler angles are converted from IPC's order (a point turns about z, then y, then x) to Intact's `rotate_deg`
-(x, then y, then z). Keys that change only IPC's viewer (zoom, view, ...) are dropped silently;
-every other key Intact cannot express is reported on stderr as `warning: LINE: ...` with what was done.
+vertex mean, its largest extent scaled to the line's scale, turned, moved to its origin), selfFric, dHat and
+epsv (relative to the bodies' bounding-box diagonal, as in IPC; `tuning` as IPC's Optimizer reads it),
+fricIterAmt, `shape input PATH`, `rotateModel`, `size` (the shapes turned, scaled and moved as IPC's main.cpp
+places them, from their vertices) and the scripts fall, fallNoShift, dragright, dragdown, twist,
+pushRightMost1, DCOFix and DCORotCylinders (raised as AnimScripter raises them; their grips as moving boxes,
+their turning cylinders as turning obstacles). Euler angles are converted from IPC's order (a point turns
+about z, then y, then x) to Intact's `rotate_deg` (x, then y, then z). Keys that change only IPC's viewer
+(zoom, view, ...) are dropped silently; every other key Intact cannot express is reported on stderr as
+`warning: LINE: ...` with what was done.
 
 Meshes: IPC's paths are resolved against --mesh-root (default: the folder of SCENE.txt) and written into
 the JSON relative to the output file. `--mesh OLD=NEW` replaces a shape path as written in the script:
 NEW is a mesh file, or `unit_box:N` for an N×N×N box mesh of the unit cube [0, 1]³ (the shape of IPC's
-`input/tetMeshes/cube.msh`). DBC boxes are relative to a mesh's bounding box, so the converter reads the
-vertices of `.msh` (gmsh 2 or 4, ASCII), `.mesh` (medit) and `.obj` files to place them.
+`input/tetMeshes/cube.msh`). DBC boxes are relative to a mesh's bounding box and IPC places the model by its
+vertices, so the converter reads the vertices of `.msh` (gmsh 2 or 4, ASCII), `.mesh` (medit) and `.obj`
+files. A `.seg` or `.pt` shape (or the .obj IPC takes in its place) is written as `OUTPUT.NAME.obj` beside
+the scene, the form Intact reads obstacle segments and points in.
 
 Exit status: 0 with the scene written (warnings or not), 1 when the script cannot be read.
 """
@@ -38,6 +43,15 @@ IPC_GRAVITY = [0.0, -9.81, 0.0]
 VIEWER_KEYS = {"zoom", "view", "cameraTracking", "playBackSpeed", "appendStr", "disableCout", "warmStart",
                "selfCollisionOn", "linearSolver", "linSysSolver", "CCDMethod", "ccdMethod",
                "CCDTolerance", "ccdTolerance"}
+# IPC's AnimScripter: every script but `null` starts by clearing the Dirichlet nodes, so the shapes' DBC boxes
+# and the scripted velocities of .obj shapes act only under `null`; these raise the shapes by half their
+# bounding-box diagonal first.
+RAISING_SCRIPTS = {"fall", "dragright", "dragdown"}
+MAPPED_SCRIPTS = {"null", "fall", "fallNoShift", "dragright", "dragdown", "twist", "pushRightMost1", "DCOFix",
+                  "DCORotCylinders"}
+# Scripts under which IPC holds the .obj shapes (codimensional kinematic objects) still; under the others
+# they are left free.
+HOLDING_SCRIPTS = {"null", "DCOFix", "DCORotCylinders"}
 MATERIALS = {"NH": "neo_hookean", "FCR": "fixed_corotated", "SNH": "stable_neo_hookean",
              "StVK": "stvk", "LIN": "linear"}
 INTEGRATORS = {"BE": "implicit_euler", "BDF2": "bdf2", "NM": "newmark"}
@@ -45,6 +59,67 @@ INTEGRATORS = {"BE": "implicit_euler", "BDF2": "bdf2", "NM": "newmark"}
 
 class ConversionError(Exception):
     """The script cannot be read; the message names the file, the line and the fix."""
+
+
+class Shape:
+    """One line of IPC's shapes block: its Intact entry, its raw vertices, and where IPC puts them. A vertex p
+    lands at turn (scale * p) + shift: the line's scale, rotation and translation (main.cpp), then what the
+    whole model gets (rotateModel, size, a script's raise)."""
+
+    def __init__(self, entry, points, scale, rotate, translate, is_obstacle):
+        self.entry = entry
+        self.points = points  # the mesh file's vertices in its order, [] if they could not be read
+        self.scale = list(scale)
+        self.turn = ipc_matrix(rotate)
+        self.shift = list(translate)
+        self.is_obstacle = is_obstacle
+        self.scripted = False  # an .obj shape with linearVelocity or angularVelocity
+
+    def placed(self):
+        """The shape's vertices where IPC puts them, in the file's order."""
+        return [[sum(self.turn[r][k] * self.scale[k] * p[k] for k in range(3)) + self.shift[r] for r in range(3)]
+                for p in self.points]
+
+    def boxes(self):
+        return [item for kind in ("fixed", "moving") for item in self.entry.get(kind, [])]
+
+    def turn_about(self, matrix, center):
+        """Turn the shape (and its boxes, as the box around their turned corners) about `center`."""
+        def turned(p):
+            return [a + c for a, c in zip(matrix_times(matrix, [x - c for x, c in zip(p, center)]), center)]
+        for item in self.boxes():
+            corners = [turned([item["box"]["max" if (k >> a) & 1 else "min"][a] for a in range(3)])
+                       for k in range(8)]
+            item["box"] = {"min": [min(c[a] for c in corners) for a in range(3)],
+                           "max": [max(c[a] for c in corners) for a in range(3)]}
+            if "center" in item:
+                item["center"] = turned(item["center"])
+        self.turn = [[sum(matrix[r][k] * self.turn[k][c] for k in range(3)) for c in range(3)] for r in range(3)]
+        self.shift = turned(self.shift)
+
+    def scale_and_move(self, factor, offset):
+        """Scale the shape (and its boxes) by `factor` about the origin, then move it by `offset`."""
+        self.scale = [factor * c for c in self.scale]
+        self.shift = [factor * c + d for c, d in zip(self.shift, offset)]
+        for item in self.boxes():
+            for corner in ("min", "max"):
+                item["box"][corner] = [factor * c + d for c, d in zip(item["box"][corner], offset)]
+            if "center" in item:
+                item["center"] = [factor * c + d for c, d in zip(item["center"], offset)]
+
+    def write(self):
+        """The placement into the entry: Intact's scale, rotate_deg (converted from IPC's order) and
+        translate; an obstacle's turn centre at its vertices' box centre, as IPC turns a scripted one."""
+        entry = self.entry
+        if any(s != 1.0 for s in self.scale):
+            entry["scale"] = self.scale if len(set(self.scale)) > 1 else self.scale[0]
+        if any(abs(self.turn[r][c] - (r == c)) > 1e-12 for r in range(3) for c in range(3)):
+            entry["rotate_deg"] = intact_angles(self.turn)
+        if any(self.shift):
+            entry["translate"] = self.shift
+        if "angular_velocity" in entry and "center" not in entry:
+            box = points_bbox(self.placed())
+            entry["center"] = [(l + h) / 2 for l, h in zip(*box)] if box else self.shift
 
 
 class Converter:
@@ -58,33 +133,80 @@ class Converter:
                       "bodies": [], "obstacles": [], "contact": {"enabled": True}, "solver": {"type": "ipc"}}
         self.material = {"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.4, "density": 1000.0}
         self.body_materials = []  # per body: the shape's own `material` or None (use the scene's)
-        self.shapes = []  # (entry, raw bbox or None, scale, rotate, translate) of every shape, in order
+        self.shapes = []  # every Shape, in order
         self.size = 0.0  # IPC's `size`: the shapes are scaled so that their largest extent is this
-        self.fall = False  # IPC's `script fall` (and dragright): the shapes start raised by half their bbox diagonal
-        self.drag_right = 0  # the line of IPC's `script dragright` (0: none): the right end is pulled at 0.5 m/s
+        self.model_turn = None  # IPC's `rotateModel X Y Z DEGREES`: (axis, degrees, line)
+        self.anim = "null"  # IPC's `script` (AnimScripter's type)
+        self.anim_line = 0
+        self.handle_ratio = 0.01  # IPC's `handleRatio`: the share of the x extent that `twist` grips at each end
+        self.solver = "interiorPoint"  # IPC's constraintSolver, which decides the `section`s read
+        self.dhat = 1e-3  # IPC's final d̂ relative to the bodies' bbox diagonal (tuning[2])
+        self.epsv = 1e-3  # IPC's final ε_v relative to the bodies' bbox diagonal, per second (tuning[5])
+        self.rest_diagonal = None  # the bodies' rest bbox diagonal in IPC (its Optimizer's reference length)
         self.obstacle_right = -math.inf  # the largest x of the meshCO obstacles' vertices, as placed
+        self.extra_files = {}  # path: text of the .obj files written for `.seg` and `.pt` shapes
 
     def warn(self, number, text):
         self.warnings.append(f"warning: {self.script}:{number}: {text}")
 
     # --- meshes -------------------------------------------------------------------------------------
     def mesh_entry(self, written, number):
-        """(the `mesh` object, the raw mesh's vertex bounding box or None) for a shape path."""
+        """(the `mesh` object, the raw mesh's vertices or []) for a shape path."""
         if written in self.substitutes:
             new = self.substitutes[written]
             if new.startswith("unit_box:"):
                 cells = int(new.split(":", 1)[1])
                 self.warn(number, f"'{written}' replaced by a generated {cells}^3 box mesh of the unit cube")
                 return {"box": {"min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 1.0], "cells": [cells] * 3}}, \
-                    ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+                    [[float((k >> a) & 1) for a in range(3)] for k in range(8)]
             path = Path(new)
         else:
             path = self.mesh_root / written
+        if path.suffix in (".seg", ".pt"):
+            return self.codim_entry(written, path, number)
         if not path.is_file():
             self.warn(number, f"mesh '{path}' not found; fix: --mesh-root DIR (a checkout of IPC) or "
                               f"--mesh {written}=FILE")
         relative = os.path.relpath(path.resolve(), self.output.resolve().parent)
-        return {"file": relative}, vertex_bbox(path)
+        return {"file": relative}, vertex_points(path)
+
+    def codim_entry(self, written, path, number):
+        """A `.seg` (IPC's segments: `v x y z` and `s i j` lines) or `.pt` (points: an .obj's vertices) shape,
+        which IPC holds as a kinematic object. IPC falls back to the .obj beside it of the same name (its
+        triangles' edges, or its vertices) when the file cannot be read, as for the paper's rollers. Intact
+        reads obstacle segments and points from .obj files: the converter writes one beside the scene,
+        `SCENE.NAME.obj` (`l i j` lines, or vertices alone)."""
+        lines, source = None, path
+        for candidate in (path, path.with_suffix(".obj")):
+            try:
+                lines, source = candidate.read_text().splitlines(), candidate
+                break
+            except (OSError, UnicodeDecodeError):
+                continue
+        if lines is None:
+            self.warn(number, f"mesh '{path}' (nor '{path.with_suffix('.obj')}') not found; fix: --mesh-root DIR "
+                              f"(a checkout of IPC) or --mesh {written}=FILE")
+            return {"file": os.path.relpath(path.resolve(), self.output.resolve().parent)}, []
+        points = [[float(v) for v in line.split()[1:4]] for line in lines if line.startswith("v ")]
+        edges = []
+        if path.suffix == ".seg" and source == path:
+            edges = [tuple(int(v) for v in line.split()[1:3]) for line in lines if line.startswith("s ")]
+        elif path.suffix == ".seg":
+            seen = set()
+            for line in lines:
+                if line.startswith("f "):
+                    corners = [int(word.split("/")[0]) for word in line.split()[1:4]]
+                    for a, b in zip(corners, corners[1:] + corners[:1]):
+                        if (b, a) not in seen and (a, b) not in seen:
+                            seen.add((a, b))
+                            edges.append((a, b))
+        target = self.output.parent / f"{self.output.stem}.{path.name}.obj"
+        self.extra_files[target] = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in points) + \
+            "".join(f"l {a} {b}\n" for a, b in edges)
+        if source != path:
+            self.warn(number, f"'{path.name}' not found: its {'edges' if edges else 'vertices'} taken from "
+                              f"'{source}', as IPC does")
+        return {"file": os.path.relpath(target.resolve(), self.output.resolve().parent)}, points
 
     def mesh_obstacle(self, args, number):
         """A `meshCO PATH x y z SCALE STIFFNESS FRICTION [rotate X Y Z]` line as an Intact obstacle. IPC's
@@ -122,15 +244,11 @@ class Converter:
         numbers = [float(w) for w in words[1:10]]
         translate, rotate, scale = numbers[0:3], numbers[3:6], numbers[6:9]
         rest = words[10:]
-        mesh, bbox = self.mesh_entry(path, number)
+        mesh, points = self.mesh_entry(path, number)
+        bbox = points_bbox(points)
         entry = {"mesh": mesh}
-        if any(s != 1.0 for s in scale):
-            entry["scale"] = scale if len(set(scale)) > 1 else scale[0]
-        if any(rotate):
-            entry["rotate_deg"] = intact_angles(ipc_matrix(rotate))
-        if any(translate):
-            entry["translate"] = translate
-        is_obstacle = path.endswith(".obj")
+        is_obstacle = path.endswith((".obj", ".seg", ".pt"))  # IPC's kinematic (codimensional) objects
+        shape = Shape(entry, points, scale, rotate, translate, is_obstacle)
         material = None
         i = 0
         while i < len(rest):
@@ -148,10 +266,12 @@ class Converter:
                     self.warn(number, f"{word} of a deformable shape (scripted motion) is not mapped")
                 elif word == "linearVelocity":
                     entry["velocity"] = v
+                    shape.scripted = True
                 else:
                     entry["angular_velocity"] = v
-                    entry["center"] = translate
-                    self.warn(number, "an obstacle's angularVelocity turns it about its translate point")
+                    shape.scripted = True
+                    self.warn(number, "an obstacle's angularVelocity turns it about its vertices' box centre "
+                                      "at the start (IPC: about the box centre of each step)")
                 i += 4
             elif word == "initVel":
                 v = [float(a) for a in args[:6]]
@@ -178,7 +298,7 @@ class Converter:
             else:
                 self.warn(number, f"shape keyword '{word}' is not mapped")
                 i += 1
-        self.shapes.append((entry, bbox, scale, rotate, translate))
+        self.shapes.append(shape)
         if is_obstacle:
             entry.pop("fixed", None)
             self.scene["obstacles"].append(entry)
@@ -281,6 +401,14 @@ class Converter:
                     continue
                 self.shape(text, i)
                 read += 1
+        elif key == "shape":
+            # `shape TYPE PATH`: one shape as its file has it (IPC: no translation, rotation or scaling)
+            self.shape(f"{args[1]} 0 0 0  0 0 0  1 1 1", number)
+        elif key == "rotateModel":
+            axis, degrees = [float(a) for a in args[0:3]], float(args[3])
+            self.model_turn = (axis, degrees, number) if degrees else None
+        elif key == "handleRatio":
+            self.handle_ratio = float(args[0])
         elif key == "ground":
             self.scene["obstacles"].append({"plane": {"point": [0.0, float(args[1]), 0.0],
                                                       "normal": [0.0, 1.0, 0.0]}, "friction": float(args[0])})
@@ -293,19 +421,15 @@ class Converter:
         elif key == "selfFric":
             contact["friction"] = float(args[0])
         elif key == "dHat":
-            contact["dhat_relative"] = float(args[0])
+            self.dhat = float(args[0])
+        elif key == "epsv":
+            self.epsv = float(args[0])
         elif key == "tuning":
             values = []
             while len(values) < int(args[0]) and i < len(lines):
                 values += [float(v) for v in lines[i].split()]
                 i += 1
-            if len(values) > 1:
-                contact["dhat_relative"] = values[1]
-            if len(values) > 4:
-                self.warn(number, f"tuning's epsv = {values[4]:g} × bbox diagonal is not mapped (Intact's "
-                                  "contact.epsv is in m/s); fix: set contact.epsv by hand")
-        elif key == "epsv":
-            self.warn(number, "epsv (relative to the bbox diagonal) is not mapped; fix: set contact.epsv by hand")
+            self.tuning(values, number)
         elif key == "fricIterAmt":
             amount = int(args[0])
             if amount > 0:
@@ -314,6 +438,7 @@ class Converter:
                 self.warn(number, f"fricIterAmt {amount} (lag until converged) is not mapped; Intact's "
                                   "default friction lagging is used")
         elif key == "constraintSolver":
+            self.solver = "interiorPoint" if args[0] == "IP" else args[0]
             if args[0] not in ("interiorPoint", "IP"):
                 self.warn(number, f"constraintSolver {args[0]} has no Intact counterpart; solver.type ipc used")
         elif key == "tol":
@@ -322,16 +447,19 @@ class Converter:
                               "solver.newton_tolerance default is used")
             i += count
         elif key == "section":
-            self.warn(number, f"section {' '.join(args)} (settings for another solver) skipped")
-            while i < len(lines) and lines[i].split()[:2] != ["section", "end"]:
+            # IPC reads a section's lines when it names the constraintSolver chosen so far (or at `section end`)
+            names = ["interiorPoint" if a == "IP" else a for a in args]
+            if "end" not in names and self.solver not in names:
+                self.warn(number, f"section {' '.join(args)} (settings for another solver) skipped")
+                while i < len(lines) and lines[i].split()[:2] != ["section", "end"]:
+                    i += 1
                 i += 1
-            i += 1
         elif key == "size":
             self.size = float(args[0])
         elif key == "script":
-            self.fall = bool(args) and args[0] in ("fall", "dragright")
-            self.drag_right = number if args and args[0] == "dragright" else 0
-            if args and args[0] not in ("fall", "dragright", "null"):
+            self.anim = args[0] if args else "null"
+            self.anim_line = number
+            if self.anim not in MAPPED_SCRIPTS:
                 self.warn(number, f"script {' '.join(args)} (IPC's scripted motion) is not mapped")
         elif key == "selfCollisionOff":
             self.warn(number, "selfCollisionOff is not mapped: Intact always handles self-contact")
@@ -339,92 +467,245 @@ class Converter:
             self.warn(number, f"'{key}' is not mapped")
         return i
 
-    def world_bbox(self):
-        """The bounding box of every shape as placed, or None if a mesh's vertices are unknown."""
+    def tuning(self, values, number):
+        """IPC's `tuning N` and its N values (Optimizer.cpp): κ, then d̂ at the start of a step's solve, the
+        d̂ it halves toward while the active pairs are farther apart, the distance floor, then ε_v likewise
+        (start, target); the relative defaults 1e-3 stand for the values not given. Intact keeps one d̂ and
+        one ε_v: the targets, IPC's values at convergence."""
+        self.dhat = values[2] if len(values) > 2 else 1e-3
+        self.epsv = values[5] if len(values) > 5 else 1e-3
+        start = values[1] if len(values) > 1 else 1e-3
+        if start != self.dhat:
+            self.warn(number, f"tuning: IPC starts each step at d̂ = {start:g} × bbox diagonal and halves it "
+                              f"toward {self.dhat:g}; Intact keeps d̂ = {self.dhat:g} × bbox diagonal")
+
+    def world_bbox(self, shapes=None):
+        """The bounding box of the shapes' vertices as placed (all shapes by default), or None if a mesh's
+        vertices are unknown."""
         low, high = [math.inf] * 3, [-math.inf] * 3
-        for entry, bbox, _, rotate, _ in self.shapes:
-            if bbox is None:
+        for shape in self.shapes if shapes is None else shapes:
+            box = points_bbox(shape.placed())
+            if box is None:
                 return None
-            scale = entry.get("scale", 1.0)
-            scale = scale if isinstance(scale, list) else [scale] * 3
-            shift = entry.get("translate", [0.0, 0.0, 0.0])
-            for corner in range(8):
-                p = [bbox[(corner >> a) & 1][a] * scale[a] for a in range(3)]
-                p = ipc_rotate(p, rotate)
-                for a in range(3):
-                    low[a] = min(low[a], p[a] + shift[a])
-                    high[a] = max(high[a], p[a] + shift[a])
+            low = [min(a, b) for a, b in zip(low, box[0])]
+            high = [max(a, b) for a, b in zip(high, box[1])]
         return low, high
 
-    def transform_shapes(self, factor, shift):
-        """Scale every shape (and its boxes) by `factor` about the origin, then move it by `shift`."""
-        for entry, _, _, _, _ in self.shapes:
-            scale = entry.get("scale", 1.0)
-            scale = [factor * c for c in scale] if isinstance(scale, list) else factor * scale
-            if scale != 1.0:
-                entry["scale"] = scale
-            entry["translate"] = [factor * c + d for c, d in zip(entry.get("translate", [0.0] * 3), shift)]
-            for kind in ("fixed", "moving"):
-                for item in entry.get(kind, []):
-                    for corner in ("min", "max"):
-                        item["box"][corner] = [factor * c + d for c, d in zip(item["box"][corner], shift)]
-                    if "center" in item:
-                        item["center"] = [factor * c + d for c, d in zip(item["center"], shift)]
-            if "center" in entry:
-                entry["center"] = entry["translate"]
-
     def place_shapes(self):
-        """IPC's `size` (scale the shapes to that largest extent, lowest corner at the origin) and
-        `script fall` (raise them by half their bbox diagonal), as IPC's main.cpp and AnimScripter do."""
-        if self.size <= 0.0 and not self.fall:
-            return
+        """What IPC's main.cpp and AnimScripter do to the whole model once its shapes are read, in order:
+        `rotateModel` turns it about half its extent ((max - min) / 2, as IPC has it, not the box centre);
+        `size` scales it so that its largest extent is `size` and moves its lowest corner to the origin;
+        fall, dragright and dragdown raise it by half its bounding-box diagonal. Also the bodies' rest bbox
+        diagonal, which IPC's d̂ and ε_v are relative to (its rest shape does not take rotateModel's turn).
+        False if a mesh's vertices are unknown."""
         box = self.world_bbox()
+        bodies = [shape for shape in self.shapes if not shape.is_obstacle]
         if box is None:
-            self.warn(0, "size / script fall not applied: a mesh's vertices could not be read; fix: --mesh-root")
-            return
+            if self.model_turn or self.size > 0.0 or self.anim != "null":
+                self.warn(0, "rotateModel, size and the script's placement not applied: a mesh's vertices "
+                             "could not be read; fix: --mesh-root")
+            return False
+        rest = self.world_bbox(bodies)
+        if self.model_turn:
+            axis, degrees, number = self.model_turn
+            center = [(h - l) / 2 for l, h in zip(*box)]
+            for shape in self.shapes:
+                shape.turn_about(axis_matrix(axis, degrees), center)
+            if any(shape.boxes() for shape in self.shapes):
+                self.warn(number, "rotateModel: DBC boxes placed as the box around their turned corners")
+            box = self.world_bbox()
+        factor = 1.0
         if self.size > 0.0:
             factor = self.size / max(h - l for l, h in zip(*box))
-            self.transform_shapes(factor, [-factor * l for l in box[0]])
+            for shape in self.shapes:
+                shape.scale_and_move(factor, [-factor * l for l in box[0]])
             box = self.world_bbox()
-        if self.fall:
-            diagonal = math.sqrt(sum((h - l) ** 2 for l, h in zip(*box)))
-            self.transform_shapes(1.0, [0.0, 0.5 * diagonal, 0.0])
-        if self.drag_right:
-            self.pull_right_end(self.world_bbox())
+        if self.anim in RAISING_SCRIPTS:
+            for shape in self.shapes:
+                shape.scale_and_move(1.0, [0.0, 0.5 * diagonal(box), 0.0])
+        self.rest_diagonal = factor * diagonal(rest)
+        return True
+
+    def apply_script(self):
+        """IPC's script (AnimScripter's init and step) as Intact's moving boxes and turning obstacles."""
+        if self.anim == "null" or self.anim not in MAPPED_SCRIPTS:
+            return
+        dropped = False
+        for shape in self.shapes:
+            for kind in ("fixed", "moving"):
+                dropped |= bool(shape.entry.pop(kind, None))
+            if shape.scripted:
+                for key in ("velocity", "angular_velocity", "center"):
+                    shape.entry.pop(key, None)
+                dropped = True
+        if dropped:
+            self.warn(self.anim_line, f"script {self.anim}: the shapes' DBC boxes and the .obj shapes' velocities "
+                                      "dropped (IPC applies them under script null only)")
+        held = self.shapes if self.anim in HOLDING_SCRIPTS else []
+        if self.anim == "DCORotCylinders":
+            held = self.shapes[:4]
+        if any(shape.is_obstacle and shape not in held for shape in self.shapes):
+            self.warn(self.anim_line, f"script {self.anim}: IPC leaves the .obj shapes it does not move free; "
+                                      "Intact holds them still as obstacles")
+        box = self.world_bbox()
+        if self.anim == "dragright":
+            self.pull_right_end(box)
+        elif self.anim == "dragdown":
+            self.pull_bottom_middle(box)
+        elif self.anim == "twist":
+            self.twist_ends(box)
+        elif self.anim == "pushRightMost1":
+            self.push_right_most(box)
+        elif self.anim == "DCORotCylinders":
+            self.turn_cylinders()
+
+    def grip(self, moving, note=None):
+        """A moving box on every body (IPC's script grips the nodes of the whole model)."""
+        for shape in self.shapes:
+            if not shape.is_obstacle:
+                shape.entry.setdefault("moving", []).append(json.loads(json.dumps(moving)))
+        if note:
+            self.warn(self.anim_line, f"script {self.anim}: {note}")
 
     def pull_right_end(self, box):
         """IPC's `script dragright` (AnimScripter): the nodes in the right 4% of the shapes' x extent move
         at 0.5 m/s in +x until every node is right of the meshCO obstacles, then are let go. Intact's window
         ends when the shapes' left end, moving with the grip, would pass the obstacles."""
         low, high = box
-        pad = 1e-9 * max(1.0, max(abs(c) for c in low + high))
+        pad = padding(box)
         grip = {"min": [high[0] - 0.04 * (high[0] - low[0]) - pad, low[1] - pad, low[2] - pad],
                 "max": [high[0] + pad, high[1] + pad, high[2] + pad]}
         moving = {"box": grip, "velocity": [0.5, 0.0, 0.0]}
         if math.isfinite(self.obstacle_right):
             moving["end"] = max(0.0, (self.obstacle_right - low[0]) / 0.5)
-        for entry, _, _, _, _ in self.shapes:
-            entry.setdefault("moving", []).append(dict(moving))
-        self.warn(self.drag_right, "script dragright: the right 4% of the shapes pulled at 0.5 m/s in +x"
+        self.grip(moving, "the right 4% of the shapes pulled at 0.5 m/s in +x"
                   + (f" until t = {moving['end']:g} s (IPC lets go once the shapes are right of the obstacles; "
                      "a body that stretches passes them later)" if "end" in moving else
                      " throughout (no meshCO obstacle to pass)"))
+
+    def pull_bottom_middle(self, box):
+        """IPC's `script dragdown`: after fall's raise, the nodes in the lowest 10% of the y extent and between
+        42% and 52% of the x extent (ends excluded) move at 1.5 m/s in -y throughout."""
+        low, high = box
+        pad = padding(box)
+        size = [h - l for l, h in zip(low, high)]
+        grip = {"min": [low[0] + 0.42 * size[0] + pad, low[1] - pad, low[2] - pad],
+                "max": [low[0] + 0.52 * size[0] - pad, low[1] + 0.1 * size[1] - pad, high[2] + pad]}
+        self.grip({"box": grip, "velocity": [0.0, -1.5, 0.0]},
+                  "the bottom middle (10% of y, 42-52% of x) pulled down at 1.5 m/s throughout")
+
+    def twist_ends(self, box):
+        """IPC's `script twist`: the nodes within handleRatio (0.01) of the x extent's ends turn about the x
+        axis through the bbox centre, the left end at -0.4π rad/s and the right end at +0.4π rad/s,
+        throughout."""
+        low, high = box
+        pad = padding(box)
+        reach = self.handle_ratio * (high[0] - low[0])
+        center = [(l + h) / 2 for l, h in zip(low, high)]
+        for side, (start, end) in ((-1.0, (low[0] - pad, low[0] + reach - pad)),
+                                   (1.0, (high[0] - reach + pad, high[0] + pad))):
+            grip = {"min": [start, low[1] - pad, low[2] - pad], "max": [end, high[1] + pad, high[2] + pad]}
+            self.grip({"box": grip, "angular_velocity": [side * 0.4 * math.pi, 0.0, 0.0], "center": center})
+        self.warn(self.anim_line, f"script twist: the ends ({self.handle_ratio:g} of the x extent each) turned "
+                                  "about x at -0.4π (left) and +0.4π (right) rad/s throughout")
+
+    def push_right_most(self, box):
+        """IPC's `script pushRightMost1`: the first node (in the mesh files' order) within 0.1% of the x
+        extent's right end moves at 0.15 m/s in -x throughout; Intact's box holds that node alone."""
+        low, high = box
+        limit = high[0] - 1e-3 * (high[0] - low[0])
+        for shape in self.shapes:
+            points = shape.placed()
+            chosen = next((p for p in points if p[0] > limit), None)
+            if chosen is None:
+                continue
+            if shape.is_obstacle:
+                self.warn(self.anim_line, "script pushRightMost1: its node is an .obj shape's; not mapped")
+                return
+            pad = padding(box)
+            grip = {"min": [c - pad for c in chosen], "max": [c + pad for c in chosen]}
+            inside = sum(all(abs(a - b) <= pad for a, b in zip(p, chosen)) for p in points)
+            shape.entry.setdefault("moving", []).append({"box": grip, "velocity": [-0.15, 0.0, 0.0]})
+            self.warn(self.anim_line, f"script pushRightMost1: the node at {[round(c, 9) for c in chosen]} pushed "
+                                      "at 0.15 m/s in -x throughout"
+                      + (f" (its box holds {inside} coincident nodes)" if inside > 1 else ""))
+            return
+
+    def turn_cylinders(self):
+        """IPC's `script DCORotCylinders`: the first four shapes turn about their vertices' box centres at
+        π/2 rad/s, about +x, -x, -z and +z, throughout (an .obj shape as a turning obstacle, a body by a
+        moving box around it)."""
+        if len(self.shapes) < 5:
+            self.warn(self.anim_line, "script DCORotCylinders needs five shapes (four cylinders, then the rest); "
+                                      "not mapped")
+            return
+        rates = ([0.5 * math.pi, 0.0, 0.0], [-0.5 * math.pi, 0.0, 0.0], [0.0, 0.0, -0.5 * math.pi],
+                 [0.0, 0.0, 0.5 * math.pi])
+        for shape, rate in zip(self.shapes, rates):
+            low, high = points_bbox(shape.placed())
+            center = [(l + h) / 2 for l, h in zip(low, high)]
+            if shape.is_obstacle:
+                shape.entry["angular_velocity"] = rate
+                shape.entry["center"] = center
+            else:
+                pad = padding((low, high))
+                grip = {"min": [c - pad for c in low], "max": [c + pad for c in high]}
+                shape.entry.setdefault("moving", []).append({"box": grip, "angular_velocity": rate,
+                                                             "center": center})
 
     def finish(self):
         if not self.scene["time"]:
             raise ConversionError(f"{self.script}: no 'time END DT' line; fix: add one")
         if not self.scene["bodies"]:
             raise ConversionError(f"{self.script}: no deformable shape (.msh); fix: add a shapes block")
-        self.place_shapes()
+        if self.place_shapes():
+            self.apply_script()
+        for shape in self.shapes:
+            shape.write()
         for body, material in zip(self.scene["bodies"], self.body_materials):
             body["material"] = dict(self.material)
             if material:
                 body["material"].update(material)
         if not self.scene["obstacles"]:
             del self.scene["obstacles"]
-        if "dhat_relative" not in self.scene["contact"]:
-            self.scene["contact"]["dhat_relative"] = 1e-3  # IPC's default d̂ = 1e-3 × bbox diagonal
+        contact = self.scene["contact"]
+        contact["dhat_relative"] = self.dhat  # IPC's d̂ is relative to the bodies' bbox diagonal, as Intact's
+        frictions = [contact.get("friction", 0.0)] + [o.get("friction", 0.0) for o in
+                                                      self.scene.get("obstacles", [])]
+        if any(frictions):
+            if self.rest_diagonal:
+                contact["epsv"] = self.epsv * self.rest_diagonal  # IPC's ε_v is relative to it too, per second
+            else:
+                self.warn(0, f"epsv = {self.epsv:g} × bbox diagonal not mapped (a mesh's vertices could not be "
+                             "read); fix: --mesh-root, or set contact.epsv (m/s) by hand")
 
+
+def diagonal(box):
+    """The length of a box's diagonal."""
+    return math.sqrt(sum((h - l) ** 2 for l, h in zip(*box)))
+
+
+def padding(box):
+    """A length far below any mesh feature of the box's scale: what a grip box reaches past its nodes."""
+    return 1e-9 * max(1.0, max(abs(c) for c in box[0] + box[1]))
+
+
+def points_bbox(points):
+    """([min x, y, z], [max x, y, z]) of points, or None if there are none."""
+    if not points:
+        return None
+    return [min(p[a] for p in points) for a in range(3)], [max(p[a] for p in points) for a in range(3)]
+
+
+def axis_matrix(axis, degrees):
+    """The rotation by `degrees` about `axis` (normalised), right-handed, row-major."""
+    length = math.sqrt(sum(a * a for a in axis))
+    x, y, z = (a / length for a in axis)
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    t = 1.0 - c
+    return [[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+            [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+            [t * x * z - s * y, t * y * z + s * x, t * z * z + c]]
 
 
 def ipc_matrix(degrees):
@@ -458,19 +739,6 @@ def intact_angles(m):
         a = math.atan2(-m[1][2], m[1][1])
         c = 0.0
     return [round(math.degrees(v), 9) + 0.0 for v in (a, b, c)]
-
-
-def ipc_rotate(p, degrees):
-    """p turned as IPC turns a shape: R = Rx Ry Rz (about z first), angles in degrees."""
-    for axis in (2, 1, 0):
-        angle = math.radians(degrees[axis])
-        if not angle:
-            continue
-        c, s = math.cos(angle), math.sin(angle)
-        i, j = [(1, 2), (2, 0), (0, 1)][axis]
-        p = list(p)
-        p[i], p[j] = c * p[i] - s * p[j], s * p[i] + c * p[j]
-    return p
 
 
 def gmsh_nodes(lines):
@@ -515,12 +783,6 @@ def vertex_stats(path):
         return None
     mean = [sum(p[a] for p in points) / len(points) for a in range(3)]
     return mean, [min(p[a] for p in points) for a in range(3)], [max(p[a] for p in points) for a in range(3)]
-
-
-def vertex_bbox(path):
-    """([min x, y, z], [max x, y, z]) of a mesh file's vertices, or None if it cannot be read."""
-    stats = vertex_stats(path)
-    return None if stats is None else (stats[1], stats[2])
 
 
 def vertex_points(path):
@@ -572,6 +834,9 @@ def main(argv=None):
         del scene["$schema"]
     scene["output"] = {"dir": f"output/{output.stem}"}
     output.write_text(json.dumps(scene, indent=2) + "\n")
+    for path, text in converter.extra_files.items():
+        path.write_text(text)
+        print(f"wrote {path} (an obstacle's segments or points)")
     for warning in converter.warnings:
         print(warning, file=sys.stderr)
     print(f"wrote {output} ({len(scene['bodies'])} bodies, {len(scene.get('obstacles', []))} obstacles, "
