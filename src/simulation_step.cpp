@@ -100,10 +100,11 @@ bool Simulation::can_substep() const {
 
 solver::StepResult
 Simulation::solve_in_substeps(const solver::StepResult& whole, double start_time, double end_time) {
-    // The step in units of its smallest substep; a substep the certificate rejects is solved again from its
-    // start at half its length, down to one unit. A unit that still fails is kept (reported NOT CERTIFIED)
-    // and the rest of the step is one last part, kept as it ends: a step costs at most
-    // log₂(max_substeps) + 2 solves more than the whole one.
+    // The step in units of its smallest substep. Parts are solved in order from the step's start, first half
+    // a step long; a rejected part is solved again from its start at half its length, down to one unit, and
+    // the parts after it keep the shortest length reached. A unit that still fails is kept (reported NOT
+    // CERTIFIED) and the rest of the step is one last part, kept as it ends. So a step costs at most
+    // max_substeps + log₂(max_substeps) − 1 part solves more than the whole one (every part a unit).
     const int units = m_scene.max_substeps;
     const double unit = (end_time - start_time) / units;
     const std::string whole_failure = m_verdict.explain(m_certificate->acceleration_tolerance());
@@ -152,6 +153,11 @@ Simulation::solve_in_substeps(const solver::StepResult& whole, double start_time
     if (failed) {
         m_verdict = *failed;
     }
+    result.converged = m_verdict.certified();
+    // The step's end counted with the whole step's c h², as a step solved whole (and a restart) counts it:
+    // the stored contact energies are w B / (c h²).
+    m_problem.h = end_time - start_time;
+    m_account = energy_account();
     return result;
 }
 
@@ -172,7 +178,13 @@ solver::StepResult Simulation::solve_part(double h, double start_time, double en
     m_part_h = h;
     m_part_time = start_time;
     m_part_end = end_time;
-    if (!m_account_current) {
+    // The integrator's x̂ from the state at the part's start; the start's energies counted with this part's
+    // c h², as its end will be (the stored contact energies are w B / (c h²)): again where the last part or
+    // step was of another length.
+    solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
+    if (!m_account_current || problem.weight * h * h != m_problem.weight * m_problem.h * m_problem.h) {
+        m_problem.h = h;
+        m_problem.weight = problem.weight;
         m_account = energy_account();
     }
     // The part's start, for the applied forces' work, a fallback's solve and substeps from the start.
@@ -191,11 +203,10 @@ solver::StepResult Simulation::solve_part(double h, double start_time, double en
         Kokkos::deep_copy(m_obstacle_start, m_boundary->obstacle_positions());
     }
 
-    // 1. The integrator's x̂ and the boundary's targets from the state at the part's start; the method
+    // 1. The boundary's targets from the state at the part's start (x̂ above); the method
     //    minimises. The solve's positions are the state at t + θh (θ = ½ for implicit midpoint):
     //    prescribed nodes go there; obstacles go to the part's end, where the integrator's end state must
     //    clear them.
-    solver::StepProblem problem = m_integrator->begin_step(h, m_x, m_v);
     problem.gravity = m_scene.gravity;
     m_boundary->begin_step(m_x, problem.theta * h, start_time, end_time);
     m_forces->evaluate(start_time, h);
@@ -245,7 +256,7 @@ solver::StepResult Simulation::solve_part(double h, double start_time, double en
         if (m_rank == 0) {
             log::warn() << "step " << m_step + 1 << ": " << m_solver->name()
                         << " failed the step certificate (" << m_fallback_reason
-                        << "); solved again from the step's start with " << m_reference->name() << ": "
+                        << "); solved again from its start with " << m_reference->name() << ": "
                         << (m_verdict.certified()
                                 ? std::string("certified")
                                 : "NOT CERTIFIED: " +

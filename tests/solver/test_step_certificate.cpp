@@ -566,11 +566,25 @@ TEST(StepCertificate, StepsTurningRollersStallAreCertifiedInSubsteps) {
     }
     EXPECT_GT(uncertified_whole, 0) << "every whole step was certified: the scene no longer needs substeps";
 
+    // Halves only: a step that needs quarters keeps a rejected half, and the step must say so (`converged`
+    // is the kept part's verdict, not the last part's).
+    {
+        Simulation simulation(MPI_COMM_WORLD, io::parse_scene(turning_rollers(2), "rollers.json"),
+                              test::output_dir("certificate", "rollers_halves", MPI_COMM_WORLD));
+        for (int n = 1; n <= 4; ++n) {
+            const solver::StepResult result = simulation.step();
+            EXPECT_EQ(result.converged, simulation.last_verdict().certified()) << "step " << n;
+            EXPECT_LE(simulation.last_substeps(), 2) << "step " << n;
+            EXPECT_DOUBLE_EQ(simulation.current_time(), n * 0.02);
+        }
+    }
+
     Simulation simulation(MPI_COMM_WORLD, io::parse_scene(turning_rollers(16), "rollers.json"),
                           test::output_dir("certificate", "rollers_substeps", MPI_COMM_WORLD));
     int substepped = 0;
     for (int n = 1; n <= 4; ++n) {
-        simulation.step();
+        const solver::StepResult result = simulation.step();
+        EXPECT_TRUE(result.converged) << "step " << n;
         EXPECT_TRUE(simulation.last_verdict().certified())
             << "step " << n << ": " << simulation.last_verdict().explain(1e-3);
         EXPECT_EQ(simulation.current_step(), n);
