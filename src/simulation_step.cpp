@@ -156,7 +156,7 @@ Simulation::solve_in_substeps(const solver::StepResult& whole, double start_time
     result.converged = m_verdict.certified();
     // The step's end counted with the whole step's c h², as a step solved whole (and a restart) counts it:
     // the stored contact energies are w B / (c h²).
-    m_problem.h = end_time - start_time;
+    m_problem.h = m_scene.dt;
     m_account = energy_account();
     return result;
 }
